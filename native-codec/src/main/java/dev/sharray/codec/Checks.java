@@ -1,6 +1,9 @@
 package dev.sharray.codec;
 
+import dev.sharray.DType;
+import dev.sharray.SharedArray;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * Argument validation, done in full before any kernel runs: nothing a caller passes may reach C
@@ -75,6 +78,29 @@ final class Checks {
             len = sameLength(i, b.remaining(), len);
         }
         return len;
+    }
+
+    /** A live, contiguous UINT8 array of shape (k + m, shardLength >= 1); returns shardLength. */
+    long stripe(SharedArray stripe) {
+        if (stripe == null) {
+            throw new NullPointerException("stripe must not be null");
+        }
+        if (stripe.isReleased()) {
+            throw new IllegalStateException("stripe has been released");
+        }
+        if (stripe.dtype() != DType.UINT8) {
+            throw new IllegalArgumentException("stripe dtype is " + stripe.dtype() + ", expected UINT8");
+        }
+        long[] shape = stripe.shape();
+        if (shape.length != 2 || shape[0] != n || shape[1] < 1) {
+            throw new IllegalArgumentException("stripe shape is " + Arrays.toString(shape) + ", expected [" + n
+                + ", shardLength >= 1] (" + k + " data + " + (n - k) + " parity rows)");
+        }
+        if (!stripe.isContiguous()) {
+            throw new IllegalArgumentException("stripe must be contiguous (row-major), but has strides "
+                + Arrays.toString(stripe.strides()));
+        }
+        return shape[1];
     }
 
     /** The present flags: right length, and at least k set. */

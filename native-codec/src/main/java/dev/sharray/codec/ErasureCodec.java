@@ -1,5 +1,6 @@
 package dev.sharray.codec;
 
+import dev.sharray.SharedArray;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -389,6 +390,121 @@ public final class ErasureCodec {
         }
         engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
         Reference.reachabilityFence(shards);
+    }
+
+    // ------------------------------------------------------------------ SharedArray stripe, in place
+
+    /**
+     * Computes the parity rows of a stripe in place, straight on its (shared) memory.
+     *
+     * <p>For every SharedArray method: the stripe is a UINT8 array of shape {@code (k + m, shardLength)},
+     * contiguous (row i is shard i), not released; it must not be released by another thread while
+     * the call runs.
+     *
+     * @param stripe the stripe; its parity rows are overwritten
+     */
+    public void encode(SharedArray stripe) {
+        long len = checks.stripe(stripe);
+        CallScratch c = CallScratch.get();
+        long base = stripe.address();
+        rows(c.srcAddr, base, len, 0, k);
+        rows(c.dstAddr, base, len, k, m);
+        engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
+        Reference.reachabilityFence(stripe);
+    }
+
+    /**
+     * Checks a stripe's parity rows against its data rows without modifying anything.
+     *
+     * @param stripe the stripe
+     * @return true when every parity byte is what {@link #encode(SharedArray)} would write
+     */
+    public boolean verify(SharedArray stripe) {
+        long len = checks.stripe(stripe);
+        CallScratch c = CallScratch.get();
+        long base = stripe.address();
+        rows(c.srcAddr, base, len, 0, k);
+        rows(c.dstAddr, base, len, k, m);
+        boolean ok = engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
+        Reference.reachabilityFence(stripe);
+        return ok;
+    }
+
+    /**
+     * Rebuilds every missing row, data and parity, in place from any k present rows.
+     *
+     * @param stripe  the stripe
+     * @param present which rows hold valid data; at least k must be true
+     * @throws TooFewShardsException when fewer than k are present
+     */
+    public void reconstruct(SharedArray stripe, boolean[] present) {
+        reconstructStripe(stripe, present, false);
+    }
+
+    /**
+     * Like {@link #reconstruct(SharedArray, boolean[])} but rebuilds only missing data rows.
+     *
+     * @param stripe  the stripe
+     * @param present which rows hold valid data; at least k must be true
+     * @throws TooFewShardsException when fewer than k are present
+     */
+    public void reconstructData(SharedArray stripe, boolean[] present) {
+        reconstructStripe(stripe, present, true);
+    }
+
+    /**
+     * Replaces data row {@code dataIndex} with {@code newData} and patches the parity rows, as
+     * {@link #update(byte[][], int, byte[])} does. Readers of the stripe see the change in steps
+     * (parity, data, parity); they should not read it concurrently.
+     *
+     * @param stripe    the stripe, the old data still in row {@code dataIndex}
+     * @param dataIndex which data row changes, 0..k-1
+     * @param newData   the new contents, shardLength bytes
+     */
+    public void update(SharedArray stripe, int dataIndex, byte[] newData) {
+        long len = checks.stripe(stripe);
+        checks.dataIndex(dataIndex);
+        if (newData == null) {
+            throw new NullPointerException("newData must not be null");
+        }
+        Checks.newDataLength(newData.length, len);
+        CallScratch c = CallScratch.get();
+        long base = stripe.address();
+        long row = base + dataIndex * len;
+        rows(c.dstAddr, base, len, k, m);
+        c.srcAddr[0] = row;
+        // Old data out of the parity, new data in place, new data into the parity: no heap staging of
+        // the new contents is needed for the native kernels.
+        engine.dot(columnTables[dataIndex], c.srcAddr, c.dstAddr, len, true);
+        RawMemory.write(newData, 0, row, newData.length);
+        engine.dot(columnTables[dataIndex], c.srcAddr, c.dstAddr, len, true);
+        Reference.reachabilityFence(stripe);
+    }
+
+    private void reconstructStripe(SharedArray stripe, boolean[] present, boolean dataOnly) {
+        long len = checks.stripe(stripe);
+        checks.present(present);
+        DecodePlan plan = plan(present);
+        int count = dataOnly ? plan.missingData : plan.missing.length;
+        if (count == 0) {
+            return;
+        }
+        CallScratch c = CallScratch.get();
+        long base = stripe.address();
+        for (int j = 0; j < k; j++) {
+            c.srcAddr[j] = base + plan.survivors[j] * len;
+        }
+        for (int r = 0; r < count; r++) {
+            c.dstAddr[r] = base + plan.missing[r] * len;
+        }
+        engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
+        Reference.reachabilityFence(stripe);
+    }
+
+    private static void rows(long[] into, long base, long len, int first, int count) {
+        for (int i = 0; i < count; i++) {
+            into[i] = base + (first + i) * len;
+        }
     }
 
     // ------------------------------------------------------------------ shared
