@@ -1,16 +1,52 @@
 package dev.sharray.cli;
 
-/** Entry point of the {@code sharray} command. */
+import picocli.CommandLine;
+
+/**
+ * Entry point of the {@code sharray} command. Exit codes: 0 success, 1 failure, 2 usage error. A failure
+ * prints one line on stderr; {@code --verbose} adds the stack trace.
+ */
 public final class Main {
+    /** Exit code of a successful run. */
+    public static final int OK = 0;
+    /** Exit code of a failed run (bad data, I/O error, damaged shards...). */
+    public static final int FAILURE = 1;
+    /** Exit code of a command line picocli or a command rejected. */
+    public static final int USAGE = 2;
+
     private Main() {
     }
 
     /**
-     * Runs the command line.
+     * Runs the command line and exits with its code.
      *
      * @param args command-line arguments
      */
     public static void main(String[] args) {
-        System.out.println("sharray: not yet - the demo arrives with the CLI issue.");
+        int code = run(args);
+        System.out.flush();
+        System.err.flush();
+        System.exit(code);
+    }
+
+    /**
+     * Runs the command line without exiting (for embedding).
+     *
+     * @param args command-line arguments
+     * @return the exit code
+     */
+    public static int run(String... args) {
+        CommandLine cl = commandLine();
+        return cl.execute(args);
+    }
+
+    /** @return the configured picocli command line */
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new SharrayCommand());
+        cl.setExitCodeExceptionMapper(t -> t instanceof CommandLine.ParameterException ? USAGE : FAILURE);
+        cl.setParameterExceptionHandler(new UsageErrorHandler());
+        cl.setExecutionExceptionHandler(new FailureHandler());
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        return cl;
     }
 }

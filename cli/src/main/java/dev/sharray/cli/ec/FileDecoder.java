@@ -1,0 +1,50 @@
+package dev.sharray.cli.ec;
+
+import dev.sharray.cli.CliException;
+import dev.sharray.cli.Parallel;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.stream.IntStream;
+
+/** Rebuilds the original file from any k intact shards of a set. */
+public final class FileDecoder {
+    private FileDecoder() {
+    }
+
+    /**
+     * @param set      the scanned set (must be recoverable)
+     * @param output   the file to write; written under a temporary name and renamed at the end
+     * @param force    replace an existing output
+     * @param parallel runs reconstruction and writing
+     * @return seconds taken
+     */
+    public static double decode(ShardSet set, Path output, boolean force, Parallel parallel) {
+        long t0 = System.nanoTime();
+        Inputs.requireWritableOutput(output, force);
+        set.requireRecoverable();
+        ShardHeader h = set.header();
+        long length = h.originalLength();
+        long shardLen = h.shardLength();
+        try (StagedFiles staged = new StagedFiles()) {
+            FileChannel out = staged.create(output);
+            WindowReconstructor.run(set, true, parallel, "decode", (c0, w, shards) ->
+                parallel.map(i -> {
+                    long pos = i * shardLen + c0;
+                    if (pos < length) {
+                        int len = (int) Math.min(w, length - pos);
+                        Io.writeFully(out, shards[i].duplicate().position(0).limit(len), pos);
+                    }
+                    return null;
+                }, IntStream.range(0, h.k()).boxed().toList()));
+            if (out.size() != length) {
+                out.truncate(length);
+            }
+            staged.commit();
+        } catch (IOException e) {
+            throw new CliException("cannot write " + output + ": " + Io.reason(e), e);
+        }
+        return (System.nanoTime() - t0) / 1e9;
+    }
+}

@@ -1,0 +1,48 @@
+package dev.sharray.cli.ec;
+
+import dev.sharray.cli.CliException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Checks on user-supplied paths, each failing with one clear line. */
+public final class Inputs {
+    private Inputs() {
+    }
+
+    /**
+     * @param file a path that must be a readable regular file
+     * @throws CliException otherwise
+     */
+    public static void requireReadableFile(Path file) {
+        if (!Files.exists(file)) {
+            throw new CliException("no such file: " + file);
+        }
+        if (Files.isDirectory(file)) {
+            throw new CliException("is a directory, expected a file: " + file);
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new CliException("not a regular file: " + file);
+        }
+        if (!Files.isReadable(file)) {
+            throw new CliException("permission denied: " + file);
+        }
+    }
+
+    /**
+     * @param output a file about to be written
+     * @param force  whether an existing file may be replaced
+     * @throws CliException when it is a directory, exists without force, or its folder is missing
+     */
+    public static void requireWritableOutput(Path output, boolean force) {
+        if (Files.isDirectory(output)) {
+            throw new CliException("output is a directory: " + output);
+        }
+        if (Files.exists(output) && !force) {
+            throw new CliException("output exists: " + output + " (use --force to overwrite)");
+        }
+        Path parent = output.toAbsolutePath().getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw new CliException("no such directory: " + parent);
+        }
+    }
+}

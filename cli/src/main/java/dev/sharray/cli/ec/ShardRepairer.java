@@ -1,0 +1,59 @@
+package dev.sharray.cli.ec;
+
+import dev.sharray.cli.CliException;
+import dev.sharray.cli.Parallel;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/** Rewrites the missing or damaged shards of a recoverable set; intact shards are never touched. */
+public final class ShardRepairer {
+    private ShardRepairer() {
+    }
+
+    /**
+     * @param set      the scanned set
+     * @param parallel runs reconstruction and writing
+     * @return the indices rewritten (empty when the set was intact)
+     */
+    public static List<Integer> repair(ShardSet set, Parallel parallel) {
+        set.requireRecoverable();
+        ShardHeader h = set.header();
+        List<Integer> targets = new ArrayList<>();
+        for (ShardEntry e : set.entries()) {
+            if (!e.intact()) {
+                targets.add(e.index());
+            }
+        }
+        if (targets.isEmpty()) {
+            return targets;
+        }
+        int n = h.k() + h.m();
+        try (StagedFiles staged = new StagedFiles()) {
+            FileChannel[] out = new FileChannel[n];
+            CRC32C[] crcs = new CRC32C[n];
+            for (int t : targets) {
+                out[t] = staged.create(ShardFiles.shard(set.dir(), t));
+                out[t].position(ShardHeader.SIZE);
+                crcs[t] = new CRC32C();
+            }
+            WindowReconstructor.run(set, false, parallel, "repair", (c0, w, shards) ->
+                parallel.map(t -> {
+                    ByteBuffer b = shards[t].duplicate().position(0).limit(w);
+                    crcs[t].update(b.duplicate());
+                    Io.writeFully(out[t], b, -1);
+                    return null;
+                }, targets));
+            for (int t : targets) {
+                Io.writeFully(out[t], h.withIndex(t).withBodyCrc((int) crcs[t].getValue()).toBuffer(), 0);
+            }
+            staged.commit();
+        } catch (IOException e) {
+            throw new CliException("cannot repair " + set.dir() + ": " + Io.reason(e), e);
+        }
+        return targets;
+    }
+}

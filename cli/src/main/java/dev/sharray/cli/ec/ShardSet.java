@@ -1,0 +1,228 @@
+package dev.sharray.cli.ec;
+
+import dev.sharray.cli.CliException;
+import dev.sharray.cli.Parallel;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.zip.CRC32C;
+
+/**
+ * The shards of one encoding found in a directory, each classified intact / missing / corrupted / ....
+ * When shards of several encodings are mixed, the set with the most valid headers is chosen and the
+ * others are reported as foreign. Reading never modifies a file.
+ */
+public final class ShardSet {
+    private final Path dir;
+    private final ShardHeader header;
+    private final List<ShardEntry> entries;
+    private final int foreignSets;
+
+    private ShardSet(Path dir, ShardHeader header, List<ShardEntry> entries, int foreignSets) {
+        this.dir = dir;
+        this.header = header;
+        this.entries = entries;
+        this.foreignSets = foreignSets;
+    }
+
+    /** @return the shard directory */
+    public Path dir() {
+        return dir;
+    }
+
+    /** @return the set's header (the index field is that of some member) */
+    public ShardHeader header() {
+        return header;
+    }
+
+    /** @return one entry per shard index */
+    public List<ShardEntry> entries() {
+        return entries;
+    }
+
+    /** @return how many other encodings have shards in the directory */
+    public int foreignSets() {
+        return foreignSets;
+    }
+
+    /** @return number of intact shards */
+    public int intactCount() {
+        return (int) entries.stream().filter(ShardEntry::intact).count();
+    }
+
+    /** @return whether at least k shards are intact */
+    public boolean recoverable() {
+        return intactCount() >= header.k();
+    }
+
+    /** @return per index, whether the shard is intact */
+    public boolean[] present() {
+        boolean[] p = new boolean[entries.size()];
+        for (ShardEntry e : entries) {
+            p[e.index()] = e.intact();
+        }
+        return p;
+    }
+
+    /**
+     * Fails with a clear message unless at least k shards are intact.
+     *
+     * @throws CliException when the set cannot be decoded
+     */
+    public void requireRecoverable() {
+        if (!recoverable()) {
+            String extra = foreignSets > 0 ? " (the directory mixes shards of " + (foreignSets + 1) + " different sets)" : "";
+            throw new CliException("cannot recover " + dir + ": only " + intactCount() + " of " + entries.size()
+                + " shards are intact, " + header.k() + " are needed" + extra);
+        }
+    }
+
+    /**
+     * Reads every shard header and checks every body checksum (in parallel).
+     *
+     * @param dir      the shard directory
+     * @param parallel runs the checksums
+     * @return the classified set
+     * @throws CliException when the directory is unusable or holds no valid shard header
+     */
+    public static ShardSet scan(Path dir, Parallel parallel) {
+        if (!Files.exists(dir)) {
+            throw new CliException("no such directory: " + dir);
+        }
+        if (!Files.isDirectory(dir)) {
+            throw new CliException("not a directory: " + dir);
+        }
+        Map<Integer, Path> files = new TreeMap<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            for (Path p : ds) {
+                Matcher m = ShardFiles.NAME.matcher(p.getFileName().toString());
+                if (m.matches()) {
+                    files.put(Integer.parseInt(m.group(1)), p);
+                }
+            }
+        } catch (IOException e) {
+            throw new CliException("cannot read directory " + dir + ": " + e.getMessage(), e);
+        }
+        if (files.isEmpty()) {
+            throw new CliException("no shard files (shard-NN.sre) in " + dir);
+        }
+        Map<Integer, ShardHeader> headers = new HashMap<>();
+        Map<Integer, ShardEntry> bad = new HashMap<>();
+        int unsupportedVersion = -1;
+        for (Map.Entry<Integer, Path> f : files.entrySet()) {
+            int i = f.getKey();
+            try {
+                headers.put(i, ShardHeader.parse(readHeader(f.getValue())));
+            } catch (BadShardException.Version v) {
+                unsupportedVersion = v.version();
+                bad.put(i, new ShardEntry(i, f.getValue(), ShardStatus.UNSUPPORTED, v.getMessage()));
+            } catch (BadShardException b) {
+                bad.put(i, new ShardEntry(i, f.getValue(), ShardStatus.CORRUPTED, b.getMessage()));
+            } catch (IOException e) {
+                bad.put(i, new ShardEntry(i, f.getValue(), ShardStatus.UNREADABLE, "cannot read: " + describe(e)));
+            }
+        }
+        ShardHeader ref = chooseSet(headers);
+        if (ref == null) {
+            if (unsupportedVersion >= 0) {
+                throw new CliException("the shards in " + dir + " use format version " + unsupportedVersion
+                    + "; this sharray reads version " + ShardHeader.VERSION);
+            }
+            throw new CliException("no valid shard in " + dir + ": all " + files.size() + " shard files are damaged or unreadable");
+        }
+        int n = ref.k() + ref.m();
+        List<ShardEntry> entries = new ArrayList<>(n);
+        List<Integer> toCheck = new ArrayList<>();
+        java.util.Set<Long> otherSets = new java.util.HashSet<>();
+        for (ShardHeader h : headers.values()) {
+            if (!h.sameSet(ref)) {
+                otherSets.add(h.setId());
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            Path expected = ShardFiles.shard(dir, i);
+            Path actual = files.get(i);
+            ShardHeader h = headers.get(i);
+            if (actual == null) {
+                entries.add(new ShardEntry(i, expected, ShardStatus.MISSING, "no file"));
+            } else if (bad.containsKey(i)) {
+                entries.add(bad.get(i));
+            } else if (!h.sameSet(ref)) {
+                entries.add(new ShardEntry(i, actual, ShardStatus.FOREIGN,
+                    String.format("belongs to another set (id %016x)", h.setId())));
+            } else if (h.index() != i) {
+                entries.add(new ShardEntry(i, actual, ShardStatus.CORRUPTED, "header says shard " + h.index()));
+            } else {
+                entries.add(null);
+                toCheck.add(i);
+            }
+        }
+        long bodyEnd = ShardHeader.SIZE + ref.shardLength();
+        List<ShardEntry> checked = parallel.map(i -> checkBody(i, files.get(i), headers.get(i), bodyEnd), toCheck);
+        for (ShardEntry e : checked) {
+            entries.set(e.index(), e);
+        }
+        return new ShardSet(dir, ref, List.copyOf(entries), otherSets.size());
+    }
+
+    private static ShardEntry checkBody(int i, Path file, ShardHeader h, long expectedSize) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size != expectedSize) {
+                return new ShardEntry(i, file, ShardStatus.TRUNCATED, "size " + size + " bytes, expected " + expectedSize);
+            }
+            CRC32C crc = new CRC32C();
+            Mapped.crc(ch, ShardHeader.SIZE, h.shardLength(), crc);
+            if ((int) crc.getValue() != h.bodyCrc()) {
+                return new ShardEntry(i, file, ShardStatus.CORRUPTED, "body checksum mismatch");
+            }
+            return new ShardEntry(i, file, ShardStatus.INTACT, "");
+        } catch (IOException e) {
+            return new ShardEntry(i, file, ShardStatus.UNREADABLE, "cannot read: " + describe(e));
+        }
+    }
+
+    private static String describe(IOException e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    /** The set with most valid headers; ties go to the set holding the lowest index. */
+    private static ShardHeader chooseSet(Map<Integer, ShardHeader> headers) {
+        ShardHeader best = null;
+        int bestCount = 0;
+        for (ShardHeader h : new TreeMap<>(headers).values()) {
+            int count = (int) headers.values().stream().filter(h::sameSet).count();
+            if (count > bestCount) {
+                best = h;
+                bestCount = count;
+            }
+        }
+        return best;
+    }
+
+    private static byte[] readHeader(Path file) throws IOException, BadShardException {
+        if (Files.isDirectory(file)) {
+            throw new IOException("is a directory");
+        }
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer b = ByteBuffer.allocate(ShardHeader.SIZE);
+            while (b.hasRemaining() && ch.read(b) >= 0) {
+                // keep reading
+            }
+            if (b.hasRemaining()) {
+                throw new BadShardException("truncated header (" + b.position() + " bytes)");
+            }
+            return b.array();
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package dev.sharray.cli.ec;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Output files written under temporary names next to their targets and renamed into place only when
+ * everything succeeded. Closing without {@link #commit()} deletes every partial file, so a failure (a full
+ * disk, a bad shard) leaves the previous state untouched.
+ */
+final class StagedFiles implements AutoCloseable {
+    private final List<Path> temps = new ArrayList<>();
+    private final List<Path> targets = new ArrayList<>();
+    private final List<FileChannel> channels = new ArrayList<>();
+    private boolean committed;
+
+    /**
+     * Creates a new temporary file for {@code target} and opens it for writing.
+     *
+     * @param target the final path
+     * @return a channel on the temporary file
+     */
+    FileChannel create(Path target) throws IOException {
+        Path temp = target.resolveSibling("." + target.getFileName() + ".partial-" + ProcessHandle.current().pid());
+        Files.deleteIfExists(temp);
+        temps.add(temp);
+        targets.add(target);
+        FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+            StandardOpenOption.READ);
+        channels.add(ch);
+        return ch;
+    }
+
+    /** Closes the channels and renames every temporary file over its target. */
+    void commit() throws IOException {
+        for (FileChannel ch : channels) {
+            ch.close();
+        }
+        for (int i = 0; i < temps.size(); i++) {
+            Files.move(temps.get(i), targets.get(i), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+        committed = true;
+    }
+
+    @Override
+    public void close() {
+        for (FileChannel ch : channels) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // best effort
+            }
+        }
+        if (!committed) {
+            for (Path t : temps) {
+                try {
+                    Files.deleteIfExists(t);
+                } catch (IOException ignored) {
+                    // best effort while failing
+                }
+            }
+        }
+    }
+}
