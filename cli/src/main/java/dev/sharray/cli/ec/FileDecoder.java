@@ -2,6 +2,7 @@ package dev.sharray.cli.ec;
 
 import dev.sharray.cli.CliException;
 import dev.sharray.cli.Parallel;
+import dev.sharray.cli.TaskFailedException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -42,7 +43,7 @@ public final class FileDecoder {
                 out.truncate(length);
             }
             staged.commit();
-        } catch (IOException e) {
+        } catch (IOException | TaskFailedException e) {
             throw new CliException("cannot write " + output + ": " + Io.reason(e), e);
         }
         return (System.nanoTime() - t0) / 1e9;

@@ -2,6 +2,7 @@ package dev.sharray.cli.ec;
 
 import dev.sharray.cli.CliException;
 import dev.sharray.cli.Parallel;
+import dev.sharray.cli.TaskFailedException;
 import dev.sharray.cli.Progress;
 import dev.sharray.codec.ErasureCodec;
 import dev.sharray.codec.Matrix;
@@ -79,7 +80,7 @@ public final class FileEncoder {
                 removeStale(outDir, n);
             }
             return new Result(outDir, proto, (System.nanoTime() - t0) / 1e9);
-        } catch (IOException e) {
+        } catch (IOException | TaskFailedException e) {
             if (createdDir) {
                 try {
                     Files.deleteIfExists(outDir);

@@ -28,7 +28,8 @@ final class Io {
     }
 
     /** @return the OS reason of an I/O error, e.g. "No space left on device" */
-    static String reason(IOException e) {
+    static String reason(Exception ex) {
+        Throwable e = ex instanceof dev.sharray.cli.TaskFailedException && ex.getCause() != null ? ex.getCause() : ex;
         if (e instanceof FileSystemException fs && fs.getReason() != null) {
             return fs.getReason();
         }

@@ -2,6 +2,7 @@ package dev.sharray.cli.ec;
 
 import dev.sharray.cli.CliException;
 import dev.sharray.cli.Parallel;
+import dev.sharray.cli.TaskFailedException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -51,7 +52,7 @@ public final class ShardRepairer {
                 Io.writeFully(out[t], h.withIndex(t).withBodyCrc((int) crcs[t].getValue()).toBuffer(), 0);
             }
             staged.commit();
-        } catch (IOException e) {
+        } catch (IOException | TaskFailedException e) {
             throw new CliException("cannot repair " + set.dir() + ": " + Io.reason(e), e);
         }
         return targets;

@@ -1,0 +1,222 @@
+package dev.sharray.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every bad input gives one clear line on stderr, a non-zero exit, no stack trace, and leaves the input alone. */
+class BadInputTest {
+    @TempDir
+    Path dir;
+    Path input;
+    String inputHash;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        input = EcEndToEndTest.randomFile(dir.resolve("input.bin"), (2L << 20) + 7, 7);
+        inputHash = EcEndToEndTest.sha256(input);
+    }
+
+    /** Asserts a clean failure: the exit code, exactly one stderr line containing {@code text}, no stack trace. */
+    static void assertFails(Cli.Result r, int exit, String text) {
+        assertEquals(exit, r.exit(), r::toString);
+        List<String> lines = r.errLines();
+        assertTrue(lines.get(0).startsWith("sharray: "), r::toString);
+        assertTrue(lines.get(0).contains(text), () -> "expected '" + text + "' in\n" + r);
+        assertFalse(r.err().contains("\tat ") || r.err().contains("Exception"), () -> "stack trace without --verbose\n" + r);
+        assertTrue(lines.size() <= (exit == Main.USAGE ? 2 : 1), () -> "more than one line\n" + r);
+    }
+
+    private Path encode(String name) throws Exception {
+        Path shards = dir.resolve(name);
+        Cli.Result r = Cli.run(null, "ec", "encode", input.toString(), "-o", shards.toString(), "-q");
+        assertEquals(0, r.exit(), r::toString);
+        return shards;
+    }
+
+    @Test
+    void missingFileDirectoryAndUsageErrors() throws Exception {
+        assertFails(Cli.run(null, "ec", "encode", dir.resolve("nope").toString()), 1, "no such file");
+        assertFails(Cli.run(null, "ec", "encode", dir.toString()), 1, "is a directory");
+        assertFails(Cli.run(null, "ec", "encode", input.toString(), "-k", "0"), 2, "k >= 1");
+        assertFails(Cli.run(null, "ec", "encode", input.toString(), "-m", "0"), 2, "m >= 1");
+        assertFails(Cli.run(null, "ec", "encode", input.toString(), "-k", "200", "-m", "57"), 2, "k + m <= 256");
+        assertFails(Cli.run(null, "ec", "encode", input.toString(), "-k", "ten"), 2, "-k");
+        assertFails(Cli.run(null, "ec", "encode"), 2, "FILE");
+        assertFails(Cli.run(null, "ec", "frobnicate"), 2, "frobnicate");
+        assertFails(Cli.run(null, "demo", "--size", "lots"), 2, "not a size");
+        assertFails(Cli.run(null, "ec", "decode", dir.resolve("nope").toString(), "-o", dir.resolve("o").toString()), 1,
+            "no such directory");
+        assertFails(Cli.run(null, "ec", "verify", input.toString()), 1, "not a directory");
+        assertFails(Cli.run(null, "ec", "verify", dir.toString()), 1, "no shard files");
+        assertEquals(0, Cli.run(null, "ec", "encode", input.toString(), "-k", "255", "-m", "1", "-o",
+            dir.resolve("wide").toString(), "-q").exit());
+        assertEquals(inputHash, EcEndToEndTest.sha256(input));
+    }
+
+    @Test
+    void verboseShowsTheStackTrace() throws Exception {
+        Cli.Result r = Cli.run(null, "--verbose", "ec", "encode", dir.resolve("nope").toString());
+        assertEquals(1, r.exit());
+        assertTrue(r.err().contains("\tat "), r::toString);
+        Cli.Result r2 = Cli.run(null, "ec", "encode", dir.resolve("nope").toString(), "-v");
+        assertTrue(r2.err().contains("\tat "), r2::toString);
+    }
+
+    @Test
+    void outputExistsWithoutForce() throws Exception {
+        Path shards = encode("shards");
+        long before = Files.getLastModifiedTime(EcEndToEndTest.shard(shards, 0)).toMillis();
+        assertFails(Cli.run(null, "ec", "encode", input.toString(), "-o", shards.toString()), 1, "--force");
+        assertEquals(before, Files.getLastModifiedTime(EcEndToEndTest.shard(shards, 0)).toMillis());
+        assertEquals(0, Cli.run(null, "ec", "encode", input.toString(), "-o", shards.toString(), "--force", "-q").exit());
+
+        Path out = dir.resolve("out.bin");
+        Files.writeString(out, "keep me");
+        assertFails(Cli.run(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1, "output exists");
+        assertEquals("keep me", Files.readString(out));
+        assertFails(Cli.run(null, "ec", "decode", shards.toString(), "-o", dir.toString()), 1, "is a directory");
+        assertEquals(0, Cli.run(null, "ec", "decode", shards.toString(), "-o", out.toString(), "--force").exit());
+        assertEquals(inputHash, EcEndToEndTest.sha256(out));
+        Path notDir = dir.resolve("file-not-dir");
+        Files.writeString(notDir, "x");
+        assertFails(Cli.run(null, "ec", "encode", input.toString(), "-o", notDir.toString()), 1, "not a directory");
+    }
+
+    @Test
+    void fewerThanKIntactShards() throws Exception {
+        Path shards = encode("shards");
+        for (int i : new int[] {0, 3, 7, 10, 13}) {
+            Files.delete(EcEndToEndTest.shard(shards, i));
+        }
+        Path out = dir.resolve("out.bin");
+        assertFails(Cli.run(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1, "only 9 of 14 shards are intact");
+        assertFalse(Files.exists(out));
+        assertFails(Cli.run(null, "ec", "repair", shards.toString()), 1, "10 are needed");
+        Cli.Result v = Cli.run(null, "ec", "verify", shards.toString());
+        assertEquals(1, v.exit());
+        assertTrue(v.out().contains("NOT recoverable"), v::toString);
+        assertNoPartials(shards);
+        assertNoPartials(dir);
+    }
+
+    @Test
+    void shardsFromDifferentSets() throws Exception {
+        Path a = encode("a");
+        Path b = encode("b");
+        Path mixed = Files.createDirectory(dir.resolve("mixed"));
+        for (int i = 0; i < 14; i++) {
+            Files.copy(EcEndToEndTest.shard(i < 7 ? a : b, i), EcEndToEndTest.shard(mixed, i));
+        }
+        assertFails(Cli.run(null, "ec", "decode", mixed.toString(), "-o", dir.resolve("o").toString()), 1,
+            "different sets");
+        Cli.Result v = Cli.run(null, "ec", "verify", mixed.toString());
+        assertTrue(v.out().contains("foreign"), v::toString);
+    }
+
+    @Test
+    void shardsOfAnotherFormatVersion() throws Exception {
+        Path shards = encode("shards");
+        for (int i = 0; i < 14; i++) {
+            Path s = EcEndToEndTest.shard(shards, i);
+            try (RandomAccessFile raf = new RandomAccessFile(s.toFile(), "rw")) {
+                byte[] h = new byte[64];
+                raf.readFully(h);
+                ByteBuffer bb = ByteBuffer.wrap(h).order(ByteOrder.LITTLE_ENDIAN);
+                bb.putShort(8, (short) 9);
+                CRC32C crc = new CRC32C();
+                crc.update(h, 0, 60);
+                bb.putInt(60, (int) crc.getValue());
+                raf.seek(0);
+                raf.write(h);
+            }
+        }
+        assertFails(Cli.run(null, "ec", "decode", shards.toString(), "-o", dir.resolve("o").toString()), 1,
+            "format version 9");
+    }
+
+    @Test
+    void unreadableShards() throws Exception {
+        Path shards = encode("shards");
+        boolean root = "root".equals(System.getProperty("user.name"));
+        for (int i : new int[] {1, 2, 3, 4}) {
+            makeUnreadable(EcEndToEndTest.shard(shards, i), root);
+        }
+        Cli.Result v = Cli.run(null, "ec", "verify", shards.toString());
+        assertEquals(1, v.exit(), v::toString);
+        assertEquals("unreadable", EcEndToEndTest.statusOf(v.out(), 3));
+        Cli.Result d = Cli.run(null, "ec", "decode", shards.toString(), "-o", dir.resolve("o").toString());
+        assertEquals(0, d.exit(), d::toString);
+        assertEquals(inputHash, EcEndToEndTest.sha256(dir.resolve("o")));
+        makeUnreadable(EcEndToEndTest.shard(shards, 5), root);
+        assertFails(Cli.run(null, "ec", "decode", shards.toString(), "-o", dir.resolve("o2").toString()), 1,
+            "only 9 of 14");
+    }
+
+    private static void makeUnreadable(Path s, boolean root) throws Exception {
+        if (root) {
+            Files.delete(s);
+            Files.createDirectory(s); // root reads any file: a directory is what it cannot read as a shard
+        } else {
+            assertTrue(s.toFile().setReadable(false));
+        }
+    }
+
+    @Test
+    void diskFullRemovesPartialOutputs() throws Exception {
+        Path mnt = Files.createDirectory(dir.resolve("small"));
+        Assumptions.assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt.toString()) == 0,
+            "needs permission to mount a small tmpfs");
+        try {
+            Path shards = mnt.resolve("shards");
+            assertFails(Cli.run(null, "ec", "encode", input.toString(), "-o", shards.toString()), 1,
+                "No space left on device");
+            assertFalse(Files.exists(shards), "the shard directory it created is removed");
+            Files.createDirectory(shards);
+            assertFails(Cli.run(null, "ec", "encode", input.toString(), "-o", shards.toString()), 1,
+                "No space left on device");
+            assertNoFiles(mnt);
+
+            Path good = encode("good");
+            Path out = mnt.resolve("out.bin");
+            assertFails(Cli.run(null, "ec", "decode", good.toString(), "-o", out.toString()), 1, "No space left on device");
+            assertNoFiles(mnt);
+            assertEquals(inputHash, EcEndToEndTest.sha256(input));
+        } finally {
+            run("umount", mnt.toString());
+        }
+    }
+
+    private static int run(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        return p.waitFor();
+    }
+
+    private static void assertNoFiles(Path root) throws Exception {
+        try (Stream<Path> s = Files.walk(root)) {
+            List<Path> files = s.filter(Files::isRegularFile).toList();
+            assertTrue(files.isEmpty(), "left behind: " + files);
+        }
+    }
+
+    private static void assertNoPartials(Path root) throws Exception {
+        try (Stream<Path> s = Files.walk(root)) {
+            List<Path> partial = s.filter(p -> p.getFileName().toString().contains(".partial-")).toList();
+            assertTrue(partial.isEmpty(), "partial files: " + partial);
+        }
+    }
+}

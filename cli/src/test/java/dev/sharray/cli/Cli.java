@@ -1,0 +1,86 @@
+package dev.sharray.cli;
+
+import dev.sharray.JvmFlags;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/** Runs {@code sharray} in a real child JVM with the project's flags, as the launcher does. */
+final class Cli {
+    private Cli() {
+    }
+
+    /**
+     * What a run produced.
+     *
+     * @param exit   exit code
+     * @param out    stdout
+     * @param err    stderr without the JVM's incubator-module warning
+     */
+    record Result(int exit, String out, String err) {
+        List<String> errLines() {
+            return err.lines().filter(l -> !l.isBlank()).toList();
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exit + "\n--- stdout\n" + out + "--- stderr\n" + err;
+        }
+    }
+
+    /**
+     * @param tempFolder the sharray temp root for the child (isolates its arrays), or null
+     * @param args       command-line arguments
+     * @return the result
+     */
+    static Result run(Path tempFolder, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JvmFlags.forCurrentJvm());
+        cmd.add("-Xmx256m");
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-XX:TieredStopAtLevel=1");
+        cmd.add("-Dchronicle.analytics.disable=true");
+        if (tempFolder != null) {
+            cmd.add("-Dsharray.tempFolder=" + tempFolder);
+            cmd.add("-Djava.io.tmpdir=" + tempFolder);
+        }
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(Main.class.getName());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("SHARRAY_PROGRESS_PLAIN", "1");
+        Process p = pb.start();
+        p.getOutputStream().close();
+        CompletableFuture<String> out = drain(p.getInputStream());
+        CompletableFuture<String> err = drain(p.getErrorStream());
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("sharray " + String.join(" ", args) + " did not finish");
+        }
+        String e = err.join().lines().filter(l -> !l.startsWith("WARNING: Using incubator modules"))
+            .collect(Collectors.joining("\n", "", "\n"));
+        return new Result(p.exitValue(), out.join(), e.equals("\n") ? "" : e);
+    }
+
+    private static CompletableFuture<String> drain(InputStream in) {
+        CompletableFuture<String> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try (in) {
+                f.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                f.complete("");
+            }
+        }, "cli-drain");
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+}
