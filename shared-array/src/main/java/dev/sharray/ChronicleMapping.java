@@ -1,0 +1,70 @@
+package dev.sharray;
+
+import java.io.FileNotFoundException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import net.openhft.chronicle.bytes.MappedBytesStore;
+import net.openhft.chronicle.bytes.MappedFile;
+import net.openhft.chronicle.core.io.ReferenceOwner;
+
+/**
+ * {@link Backing#MAPPED_FILE}: one Chronicle Bytes single mapping of the whole file, any size. We hold
+ * Chronicle's reference explicitly and release it ourselves; the object stays strongly reachable until
+ * then, so Chronicle's finalizer-based leak release never frees memory we still use.
+ */
+final class ChronicleMapping implements Mapping, ReferenceOwner {
+    private final MappedFile file;
+    private final MappedBytesStore store;
+    private final long address;
+    private final long length;
+
+    private ChronicleMapping(MappedFile file, MappedBytesStore store, long length) {
+        this.file = file;
+        this.store = store;
+        this.address = store.addressForRead(0);
+        this.length = length;
+    }
+
+    static ChronicleMapping map(Path path, long length) {
+        MappedFile file;
+        try {
+            file = MappedFile.ofSingle(path.toFile(), length, false);
+        } catch (FileNotFoundException e) {
+            throw new UncheckedIOException(e);
+        }
+        file.singleThreadedCheckDisabled(true);
+        ChronicleMapping[] result = new ChronicleMapping[1];
+        try {
+            ReferenceOwner owner = ReferenceOwner.temporary("sharray");
+            MappedBytesStore store = file.acquireByteStore(owner, 0);
+            store.singleThreadedCheckDisabled(true);
+            result[0] = new ChronicleMapping(file, store, length);
+            store.reserveTransfer(owner, result[0]);
+            return result[0];
+        } catch (java.io.IOException e) {
+            file.releaseLast();
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public long address() {
+        return address;
+    }
+
+    @Override
+    public long length() {
+        return length;
+    }
+
+    @Override
+    public void unmap() {
+        store.release(this);
+        file.releaseLast();
+    }
+
+    @Override
+    public Backing backing() {
+        return Backing.MAPPED_FILE;
+    }
+}

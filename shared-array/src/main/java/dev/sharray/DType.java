@@ -1,0 +1,88 @@
+package dev.sharray;
+
+/** Element types of a shared array: little-endian, fixed size, with their NumPy type strings. */
+public enum DType {
+    /** signed 8-bit integer */
+    INT8(1, "|i1", false),
+    /** unsigned 8-bit integer */
+    UINT8(1, "|u1", false),
+    /** signed 16-bit integer */
+    INT16(2, "<i2", false),
+    /** signed 32-bit integer */
+    INT32(4, "<i4", false),
+    /** signed 64-bit integer */
+    INT64(8, "<i8", false),
+    /** IEEE 754 single precision */
+    FLOAT32(4, "<f4", true),
+    /** IEEE 754 double precision */
+    FLOAT64(8, "<f8", true);
+
+    private static final DType[] VALUES = values();
+
+    private final int byteSize;
+    private final String numpyDescr;
+    private final boolean floating;
+
+    DType(int byteSize, String numpyDescr, boolean floating) {
+        this.byteSize = byteSize;
+        this.numpyDescr = numpyDescr;
+        this.floating = floating;
+    }
+
+    /** @return bytes per element */
+    public int byteSize() {
+        return byteSize;
+    }
+
+    /** @return the NumPy array-protocol type string, e.g. {@code "<f8"} */
+    public String numpyDescr() {
+        return numpyDescr;
+    }
+
+    /** @return true for FLOAT32 and FLOAT64 */
+    public boolean isFloating() {
+        return floating;
+    }
+
+    /**
+     * Finds the dtype for a NumPy type string; {@code '<'}, {@code '|'} and {@code '='} are accepted for
+     * single-byte types and little-endian types alike.
+     *
+     * @param descr NumPy type string such as {@code "<f8"}
+     * @return the dtype
+     * @throws InvalidDescriptorException for big-endian or unsupported types
+     */
+    public static DType fromNumpyDescr(String descr) {
+        if (descr == null || descr.length() < 2) {
+            throw new InvalidDescriptorException("descr", "unsupported NumPy dtype '" + descr + "'");
+        }
+        char order = descr.charAt(0);
+        String kind = descr.substring(1);
+        if (order == '>' && !kind.endsWith("1")) {
+            throw new InvalidDescriptorException("descr",
+                "big-endian dtype '" + descr + "' is not supported; sharray arrays are little-endian");
+        }
+        if (order != '<' && order != '|' && order != '=' && order != '>') {
+            throw new InvalidDescriptorException("descr", "unsupported NumPy dtype '" + descr + "'");
+        }
+        for (DType t : VALUES) {
+            if (t.numpyDescr.substring(1).equals(kind)) {
+                return t;
+            }
+        }
+        throw new InvalidDescriptorException("descr", "unsupported NumPy dtype '" + descr
+            + "' (supported: i1, u1, i2, i4, i8, f4, f8)");
+    }
+
+    /**
+     * @param code the ordinal stored in descriptors
+     * @return the dtype with that code
+     * @throws InvalidDescriptorException when the code is unknown
+     */
+    static DType fromCode(int code) {
+        if (code < 0 || code >= VALUES.length) {
+            throw new InvalidDescriptorException("dtype", "unknown dtype code " + code);
+        }
+        return VALUES[code];
+    }
+}

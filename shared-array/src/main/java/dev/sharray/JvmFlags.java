@@ -1,0 +1,59 @@
+package dev.sharray;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The project's JVM flags, from the single flag file {@code config/jvm.flags} (carried in this jar as
+ * {@code dev/sharray/jvm.flags}). Lines tagged {@code [jdk24+]} apply only on JDK 24 and later. Anything
+ * that starts a JVM (worker pools, tests, benchmarks) uses this list.
+ */
+public final class JvmFlags {
+    private static final String RESOURCE = "/dev/sharray/jvm.flags";
+    private static final String JDK24_TAG = "[jdk24+]";
+
+    private JvmFlags() {
+    }
+
+    /** @return the flags for the running JDK's feature version */
+    public static List<String> forCurrentJvm() {
+        return forFeatureVersion(Runtime.version().feature());
+    }
+
+    /**
+     * @param feature a JDK feature version such as 17 or 25
+     * @return the flags for that JDK
+     */
+    public static List<String> forFeatureVersion(int feature) {
+        List<String> flags = new ArrayList<>();
+        try (InputStream in = JvmFlags.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(RESOURCE + " is missing from the classpath");
+            }
+            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            String line;
+            while ((line = r.readLine()) != null) {
+                line = line.trim();
+                if (line.isEmpty() || line.startsWith("#")) {
+                    continue;
+                }
+                if (line.startsWith(JDK24_TAG)) {
+                    if (feature < 24) {
+                        continue;
+                    }
+                    line = line.substring(JDK24_TAG.length()).trim();
+                }
+                flags.add(line);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return flags;
+    }
+}

@@ -1,0 +1,568 @@
+package dev.sharray;
+
+import java.util.function.LongConsumer;
+
+/**
+ * The read/write API shared by {@link SharedArray} (memory-mapped, shared between processes) and
+ * {@link HeapArray} (plain Java heap): element access by multi-index, bulk copies, element-wise arithmetic
+ * and reductions. Arithmetic always returns a {@link HeapArray}: a derived value never pretends to be
+ * shared; share it explicitly with {@link HeapArray#toShared()}.
+ *
+ * <p>Typed accessors convert only where no information can be lost (see {@link #getDouble(long...)});
+ * otherwise they throw {@link UnsupportedOperationException}. An index outside the shape throws
+ * {@link IndexOutOfBoundsException}.
+ */
+public abstract sealed class NdArray permits SharedArray, HeapArray {
+    /** Element type. */
+    final DType dtype;
+    /** Dimensions. */
+    final long[] shape;
+
+    NdArray(DType dtype, long[] shape) {
+        this.dtype = dtype;
+        this.shape = shape;
+    }
+
+    // ---- what subclasses provide: element locations and raw reads/writes at a location ----
+
+    /** @return an opaque location (address or flat index) after bounds and state checks */
+    abstract long locate(long[] index);
+
+    /** Visits every element location in row-major order of this view. */
+    abstract void forEachLocation(LongConsumer visitor);
+
+    /** Throws {@link IllegalStateException} if the array can no longer be accessed. */
+    abstract void checkAccessible();
+
+    abstract byte readByte(long loc);
+
+    abstract short readShort(long loc);
+
+    abstract int readInt(long loc);
+
+    abstract long readLong(long loc);
+
+    abstract float readFloat(long loc);
+
+    abstract double readDouble(long loc);
+
+    abstract void writeByte(long loc, byte v);
+
+    abstract void writeShort(long loc, short v);
+
+    abstract void writeInt(long loc, int v);
+
+    abstract void writeLong(long loc, long v);
+
+    abstract void writeFloat(long loc, float v);
+
+    abstract void writeDouble(long loc, double v);
+
+    // ---- shape ----
+
+    /** @return element type */
+    public final DType dtype() {
+        return dtype;
+    }
+
+    /** @return the dimensions (a copy) */
+    public final long[] shape() {
+        return shape.clone();
+    }
+
+    /** @return number of dimensions */
+    public final int ndim() {
+        return shape.length;
+    }
+
+    /** @return number of elements */
+    public final long size() {
+        return Shapes.size(shape);
+    }
+
+    /** @return {@code size() * dtype().byteSize()} */
+    public final long byteSize() {
+        return size() * dtype.byteSize();
+    }
+
+    // ---- element access ----
+
+    /**
+     * Reads an element as a double: allowed for every dtype but INT64 (which would lose precision).
+     *
+     * @param index one index per axis
+     * @return the element
+     */
+    public final double getDouble(long... index) {
+        Conversions.checkRead(dtype, double.class);
+        return valueAsDouble(locate(index));
+    }
+
+    /**
+     * Writes a double: allowed for FLOAT64 arrays only.
+     *
+     * @param value the value
+     * @param index one index per axis
+     */
+    public final void setDouble(double value, long... index) {
+        Conversions.checkWrite(dtype, double.class);
+        writeDouble(locate(index), value);
+    }
+
+    /**
+     * Reads an element as a float: FLOAT32, INT8, UINT8 and INT16 arrays.
+     *
+     * @param index one index per axis
+     * @return the element
+     */
+    public final float getFloat(long... index) {
+        Conversions.checkRead(dtype, float.class);
+        long loc = locate(index);
+        return dtype == DType.FLOAT32 ? readFloat(loc) : (float) valueAsLong(loc);
+    }
+
+    /**
+     * Writes a float into a FLOAT32 or FLOAT64 array.
+     *
+     * @param value the value
+     * @param index one index per axis
+     */
+    public final void setFloat(float value, long... index) {
+        Conversions.checkWrite(dtype, float.class);
+        long loc = locate(index);
+        if (dtype == DType.FLOAT32) {
+            writeFloat(loc, value);
+        } else {
+            writeDouble(loc, value);
+        }
+    }
+
+    /**
+     * Reads an element as a long: every integer dtype.
+     *
+     * @param index one index per axis
+     * @return the element (UINT8 as 0..255)
+     */
+    public final long getLong(long... index) {
+        Conversions.checkRead(dtype, long.class);
+        return valueAsLong(locate(index));
+    }
+
+    /**
+     * Writes a long into an INT64 array (other dtypes could not hold every long).
+     *
+     * @param value the value
+     * @param index one index per axis
+     */
+    public final void setLong(long value, long... index) {
+        Conversions.checkWrite(dtype, long.class);
+        writeLong(locate(index), value);
+    }
+
+    /**
+     * Reads an element as an int: INT8, UINT8, INT16 and INT32 arrays.
+     *
+     * @param index one index per axis
+     * @return the element
+     */
+    public final int getInt(long... index) {
+        Conversions.checkRead(dtype, int.class);
+        return (int) valueAsLong(locate(index));
+    }
+
+    /**
+     * Writes an int into an INT32, INT64 or FLOAT64 array.
+     *
+     * @param value the value
+     * @param index one index per axis
+     */
+    public final void setInt(int value, long... index) {
+        Conversions.checkWrite(dtype, int.class);
+        storeLong(locate(index), value);
+    }
+
+    /**
+     * Reads an element as a short: INT8, UINT8 and INT16 arrays.
+     *
+     * @param index one index per axis
+     * @return the element
+     */
+    public final short getShort(long... index) {
+        Conversions.checkRead(dtype, short.class);
+        return (short) valueAsLong(locate(index));
+    }
+
+    /**
+     * Writes a short into an INT16, INT32, INT64, FLOAT32 or FLOAT64 array.
+     *
+     * @param value the value
+     * @param index one index per axis
+     */
+    public final void setShort(short value, long... index) {
+        Conversions.checkWrite(dtype, short.class);
+        storeLong(locate(index), value);
+    }
+
+    /**
+     * Reads an element as a byte: INT8, and UINT8 as raw bits (use {@link #getInt} for 0..255).
+     *
+     * @param index one index per axis
+     * @return the element
+     */
+    public final byte getByte(long... index) {
+        Conversions.checkRead(dtype, byte.class);
+        return readByte(locate(index));
+    }
+
+    /**
+     * Writes a byte into any dtype but INT8/UINT8 conversions store the raw bits.
+     *
+     * @param value the value
+     * @param index one index per axis
+     */
+    public final void setByte(byte value, long... index) {
+        Conversions.checkWrite(dtype, byte.class);
+        long loc = locate(index);
+        if (dtype == DType.INT8 || dtype == DType.UINT8) {
+            writeByte(loc, value);
+        } else {
+            storeLong(loc, value);
+        }
+    }
+
+    // ---- bulk copies (row-major order of the view) ----
+
+    /** @return a row-major copy as doubles (every dtype but INT64) */
+    public double[] toDoubleArray() {
+        Conversions.checkRead(dtype, double.class);
+        return valuesAsDoubles();
+    }
+
+    /** @return a row-major copy as floats (FLOAT32, INT8, UINT8, INT16) */
+    public float[] toFloatArray() {
+        Conversions.checkRead(dtype, float.class);
+        float[] out = new float[checkedLength()];
+        int[] i = {0};
+        forEachLocation(loc -> out[i[0]++] = dtype == DType.FLOAT32 ? readFloat(loc) : valueAsLong(loc));
+        return out;
+    }
+
+    /** @return a row-major copy as longs (integer dtypes) */
+    public long[] toLongArray() {
+        Conversions.checkRead(dtype, long.class);
+        return valuesAsLongs();
+    }
+
+    /** @return a row-major copy as ints (INT8, UINT8, INT16, INT32) */
+    public int[] toIntArray() {
+        Conversions.checkRead(dtype, int.class);
+        int[] out = new int[checkedLength()];
+        int[] i = {0};
+        forEachLocation(loc -> out[i[0]++] = (int) valueAsLong(loc));
+        return out;
+    }
+
+    /** @return a row-major copy as shorts (INT8, UINT8, INT16) */
+    public short[] toShortArray() {
+        Conversions.checkRead(dtype, short.class);
+        short[] out = new short[checkedLength()];
+        int[] i = {0};
+        forEachLocation(loc -> out[i[0]++] = (short) valueAsLong(loc));
+        return out;
+    }
+
+    /** @return a row-major copy as bytes (INT8, and UINT8 as raw bits) */
+    public byte[] toByteArray() {
+        Conversions.checkRead(dtype, byte.class);
+        byte[] out = new byte[checkedLength()];
+        int[] i = {0};
+        forEachLocation(loc -> out[i[0]++] = readByte(loc));
+        return out;
+    }
+
+    /**
+     * Copies {@code src} into this view in row-major order.
+     *
+     * @param src exactly {@link #size()} values
+     */
+    public void copyFrom(double[] src) {
+        Conversions.checkWrite(dtype, double.class);
+        checkLength(src.length);
+        int[] i = {0};
+        forEachLocation(loc -> writeDouble(loc, src[i[0]++]));
+    }
+
+    /** @param src exactly {@link #size()} values, row-major */
+    public void copyFrom(float[] src) {
+        Conversions.checkWrite(dtype, float.class);
+        checkLength(src.length);
+        int[] i = {0};
+        forEachLocation(loc -> storeDouble(loc, src[i[0]++]));
+    }
+
+    /** @param src exactly {@link #size()} values, row-major */
+    public void copyFrom(long[] src) {
+        Conversions.checkWrite(dtype, long.class);
+        checkLength(src.length);
+        int[] i = {0};
+        forEachLocation(loc -> writeLong(loc, src[i[0]++]));
+    }
+
+    /** @param src exactly {@link #size()} values, row-major */
+    public void copyFrom(int[] src) {
+        Conversions.checkWrite(dtype, int.class);
+        checkLength(src.length);
+        int[] i = {0};
+        forEachLocation(loc -> storeLong(loc, src[i[0]++]));
+    }
+
+    /** @param src exactly {@link #size()} values, row-major */
+    public void copyFrom(short[] src) {
+        Conversions.checkWrite(dtype, short.class);
+        checkLength(src.length);
+        int[] i = {0};
+        forEachLocation(loc -> storeLong(loc, src[i[0]++]));
+    }
+
+    /** @param src exactly {@link #size()} values, row-major (raw bits for UINT8) */
+    public void copyFrom(byte[] src) {
+        Conversions.checkWrite(dtype, byte.class);
+        checkLength(src.length);
+        int[] i = {0};
+        if (dtype == DType.INT8 || dtype == DType.UINT8) {
+            forEachLocation(loc -> writeByte(loc, src[i[0]++]));
+        } else {
+            forEachLocation(loc -> storeLong(loc, src[i[0]++]));
+        }
+    }
+
+    // ---- arithmetic: results are plain heap arrays ----
+
+    /**
+     * @param scalar value added to every element
+     * @return a new heap array
+     */
+    public HeapArray add(double scalar) {
+        return Arithmetic.scalar(this, scalar, Arithmetic.Op.ADD);
+    }
+
+    /**
+     * @param other an array of the same shape (shared or heap)
+     * @return a new heap array of the element-wise sums
+     */
+    public HeapArray add(NdArray other) {
+        return Arithmetic.elementWise(this, other, Arithmetic.Op.ADD);
+    }
+
+    /**
+     * @param scalar value subtracted from every element
+     * @return a new heap array
+     */
+    public HeapArray subtract(double scalar) {
+        return Arithmetic.scalar(this, scalar, Arithmetic.Op.SUBTRACT);
+    }
+
+    /**
+     * @param other an array of the same shape
+     * @return a new heap array of the element-wise differences
+     */
+    public HeapArray subtract(NdArray other) {
+        return Arithmetic.elementWise(this, other, Arithmetic.Op.SUBTRACT);
+    }
+
+    /**
+     * @param scalar factor
+     * @return a new heap array
+     */
+    public HeapArray multiply(double scalar) {
+        return Arithmetic.scalar(this, scalar, Arithmetic.Op.MULTIPLY);
+    }
+
+    /**
+     * @param other an array of the same shape
+     * @return a new heap array of the element-wise products
+     */
+    public HeapArray multiply(NdArray other) {
+        return Arithmetic.elementWise(this, other, Arithmetic.Op.MULTIPLY);
+    }
+
+    /**
+     * True division, as NumPy's {@code /}: integer arrays give FLOAT64.
+     *
+     * @param scalar divisor
+     * @return a new heap array
+     */
+    public HeapArray divide(double scalar) {
+        return Arithmetic.scalar(this, scalar, Arithmetic.Op.DIVIDE);
+    }
+
+    /**
+     * @param other an array of the same shape
+     * @return a new heap array of the element-wise quotients
+     */
+    public HeapArray divide(NdArray other) {
+        return Arithmetic.elementWise(this, other, Arithmetic.Op.DIVIDE);
+    }
+
+    /** @return the sum of all elements (0 for an empty array) */
+    public double sum() {
+        checkAccessible();
+        double[] acc = {0};
+        forEachLocation(loc -> acc[0] += valueAsDouble(loc));
+        return acc[0];
+    }
+
+    /** @return the smallest element; NaN if any element is NaN */
+    public double min() {
+        return extreme(true);
+    }
+
+    /** @return the largest element; NaN if any element is NaN */
+    public double max() {
+        return extreme(false);
+    }
+
+    /** @return the arithmetic mean (NaN for an empty array) */
+    public double mean() {
+        long n = size();
+        return n == 0 ? Double.NaN : sum() / n;
+    }
+
+    /**
+     * @param other an array of the same shape
+     * @return the sum of the element-wise products (the flattened inner product)
+     */
+    public double dot(NdArray other) {
+        Arithmetic.checkSameShape(this, other);
+        double[] a = valuesAsDoubles();
+        double[] b = other.valuesAsDoubles();
+        double s = 0;
+        for (int i = 0; i < a.length; i++) {
+            s += a[i] * b[i];
+        }
+        return s;
+    }
+
+    private double extreme(boolean min) {
+        checkAccessible();
+        if (size() == 0) {
+            throw new IllegalStateException((min ? "min" : "max") + " of an empty array");
+        }
+        double[] acc = {min ? Double.POSITIVE_INFINITY : Double.NEGATIVE_INFINITY};
+        forEachLocation(loc -> {
+            double v = valueAsDouble(loc);
+            acc[0] = min ? Math.min(acc[0], v) : Math.max(acc[0], v);
+        });
+        return acc[0];
+    }
+
+    // ---- conversions used internally (lossy allowed: arithmetic and reductions) ----
+
+    final double valueAsDouble(long loc) {
+        switch (dtype) {
+            case FLOAT64:
+                return readDouble(loc);
+            case FLOAT32:
+                return readFloat(loc);
+            default:
+                return valueAsLong(loc);
+        }
+    }
+
+    final long valueAsLong(long loc) {
+        switch (dtype) {
+            case INT8:
+                return readByte(loc);
+            case UINT8:
+                return readByte(loc) & 0xff;
+            case INT16:
+                return readShort(loc);
+            case INT32:
+                return readInt(loc);
+            case INT64:
+                return readLong(loc);
+            case FLOAT32:
+                return (long) readFloat(loc);
+            default:
+                return (long) readDouble(loc);
+        }
+    }
+
+    /** Stores an integer value, narrowing (wrapping) to the dtype as NumPy's casts do. */
+    final void storeLong(long loc, long v) {
+        switch (dtype) {
+            case INT8:
+            case UINT8:
+                writeByte(loc, (byte) v);
+                break;
+            case INT16:
+                writeShort(loc, (short) v);
+                break;
+            case INT32:
+                writeInt(loc, (int) v);
+                break;
+            case INT64:
+                writeLong(loc, v);
+                break;
+            case FLOAT32:
+                writeFloat(loc, v);
+                break;
+            default:
+                writeDouble(loc, v);
+        }
+    }
+
+    final void storeDouble(long loc, double v) {
+        switch (dtype) {
+            case FLOAT64:
+                writeDouble(loc, v);
+                break;
+            case FLOAT32:
+                writeFloat(loc, (float) v);
+                break;
+            default:
+                storeLong(loc, (long) v);
+        }
+    }
+
+    double[] valuesAsDoubles() {
+        double[] out = new double[checkedLength()];
+        int[] i = {0};
+        forEachLocation(loc -> out[i[0]++] = valueAsDouble(loc));
+        return out;
+    }
+
+    long[] valuesAsLongs() {
+        long[] out = new long[checkedLength()];
+        int[] i = {0};
+        forEachLocation(loc -> out[i[0]++] = valueAsLong(loc));
+        return out;
+    }
+
+    final int checkedLength() {
+        checkAccessible();
+        long n = size();
+        if (n > Integer.MAX_VALUE - 8) {
+            throw new UnsupportedOperationException(n + " elements do not fit a Java array; copy a slice at a time");
+        }
+        return (int) n;
+    }
+
+    final void checkLength(int length) {
+        checkAccessible();
+        if (length != size()) {
+            throw new IllegalArgumentException("source has " + length + " elements, the array " + Shapes.tuple(shape)
+                + " has " + size());
+        }
+    }
+
+    static IndexOutOfBoundsException outOfBounds(long[] index, long[] shape, int axis) {
+        return new IndexOutOfBoundsException("index " + index[axis] + " is out of bounds for axis " + axis
+            + " with size " + shape[axis] + " (shape " + Shapes.tuple(shape) + ")");
+    }
+
+    static IllegalArgumentException wrongRank(long[] index, long[] shape) {
+        return new IllegalArgumentException(index.length + " indices for an array of " + shape.length
+            + " dimensions " + Shapes.tuple(shape));
+    }
+}

@@ -1,0 +1,235 @@
+package dev.sharray;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The header of a NumPy {@code .npy} file (format 1.0, 2.0 and 3.0): dtype, order, shape and where the
+ * data starts. sharray writes version 1.0 (2.0 for huge headers) with the data 64-byte aligned.
+ */
+final class NpyHeader {
+    static final int ALIGN = 64;
+    private static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y'};
+    private static final int MAX_HEADER = 1 << 20;
+
+    final DType dtype;
+    final boolean fortranOrder;
+    final long[] shape;
+    final long dataOffset;
+
+    NpyHeader(DType dtype, boolean fortranOrder, long[] shape, long dataOffset) {
+        this.dtype = dtype;
+        this.fortranOrder = fortranOrder;
+        this.shape = shape;
+        this.dataOffset = dataOffset;
+    }
+
+    long dataBytes() {
+        return Shapes.size(shape) * dtype.byteSize();
+    }
+
+    long[] strides() {
+        return fortranOrder ? Shapes.fortranStrides(shape, dtype.byteSize()) : Shapes.cStrides(shape, dtype.byteSize());
+    }
+
+    /** Encodes a C-order header padded so that the data starts on a 64-byte boundary. */
+    static byte[] encode(DType dtype, long[] shape) {
+        String dict = "{'descr': '" + dtype.numpyDescr() + "', 'fortran_order': False, 'shape': "
+            + Shapes.tuple(shape) + ", }";
+        int prefix = 6 + 2 + 2;
+        int major = 1;
+        if (prefix + dict.length() + 1 > 65535) {
+            prefix = 6 + 2 + 4;
+            major = 2;
+        }
+        int total = (prefix + dict.length() + 1 + ALIGN - 1) / ALIGN * ALIGN;
+        int headerLength = total - prefix;
+        ByteBuffer b = ByteBuffer.allocate(total).order(ByteOrder.LITTLE_ENDIAN);
+        b.put(MAGIC).put((byte) major).put((byte) 0);
+        if (major == 1) {
+            b.putShort((short) headerLength);
+        } else {
+            b.putInt(headerLength);
+        }
+        b.put(dict.getBytes(StandardCharsets.US_ASCII));
+        while (b.position() < total - 1) {
+            b.put((byte) ' ');
+        }
+        b.put((byte) '\n');
+        return b.array();
+    }
+
+    /**
+     * Reads and validates the header at the start of {@code channel}, including that the file holds all
+     * the data it announces.
+     *
+     * @throws InvalidDescriptorException naming the field for any malformed header
+     */
+    static NpyHeader read(FileChannel channel) throws IOException {
+        long fileSize = channel.size();
+        ByteBuffer pre = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN);
+        channel.read(pre, 0);
+        if (pre.position() < 10) {
+            throw new InvalidDescriptorException("npy.magic", "file too short for a .npy header (" + fileSize + " bytes)");
+        }
+        for (int i = 0; i < MAGIC.length; i++) {
+            if (pre.get(i) != MAGIC[i]) {
+                throw new InvalidDescriptorException("npy.magic", "not a .npy file (bad magic)");
+            }
+        }
+        int major = pre.get(6) & 0xff;
+        long headerLength;
+        int prefix;
+        if (major == 1) {
+            headerLength = pre.getShort(8) & 0xffff;
+            prefix = 10;
+        } else if (major == 2 || major == 3) {
+            if (pre.position() < 12) {
+                throw new InvalidDescriptorException("npy.headerLength", "truncated");
+            }
+            headerLength = pre.getInt(8) & 0xffffffffL;
+            prefix = 12;
+        } else {
+            throw new InvalidDescriptorException("npy.version", "unsupported .npy format version " + major + "." + (pre.get(7) & 0xff));
+        }
+        if (headerLength > MAX_HEADER || prefix + headerLength > fileSize) {
+            throw new InvalidDescriptorException("npy.headerLength", headerLength + " bytes does not fit the file of " + fileSize + " bytes");
+        }
+        ByteBuffer text = ByteBuffer.allocate((int) headerLength);
+        while (text.hasRemaining() && channel.read(text, prefix + text.position()) > 0) {
+            // keep reading
+        }
+        String dict = new String(text.array(), 0, text.position(),
+            major == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
+        NpyHeader h = parseDict(dict, prefix + headerLength);
+        if (Long.compareUnsigned(h.dataOffset + h.dataBytes(), fileSize) > 0) {
+            throw new InvalidDescriptorException("npy.shape", "shape " + Shapes.tuple(h.shape) + " needs "
+                + h.dataBytes() + " data bytes but the file has " + (fileSize - h.dataOffset));
+        }
+        return h;
+    }
+
+    static NpyHeader parseDict(String dict, long dataOffset) {
+        DictParser p = new DictParser(dict);
+        String descr = null;
+        Boolean fortran = null;
+        long[] shape = null;
+        p.expect('{');
+        while (!p.peek('}')) {
+            String key = p.string("npy.header");
+            p.expect(':');
+            switch (key) {
+                case "descr":
+                    descr = p.string("descr");
+                    break;
+                case "fortran_order":
+                    fortran = p.bool("fortran_order");
+                    break;
+                case "shape":
+                    shape = p.shape();
+                    break;
+                default:
+                    throw new InvalidDescriptorException("npy.header", "unexpected key '" + key + "'");
+            }
+            if (!p.peek('}')) {
+                p.expect(',');
+            }
+        }
+        if (descr == null || fortran == null || shape == null) {
+            throw new InvalidDescriptorException("npy.header", "needs the keys descr, fortran_order and shape: " + dict.trim());
+        }
+        DType dtype = DType.fromNumpyDescr(descr);
+        Shapes.checkShape(shape, dtype);
+        return new NpyHeader(dtype, fortran, shape, dataOffset);
+    }
+
+    /** Just enough of a Python literal parser for the header dict. */
+    private static final class DictParser {
+        private final String s;
+        private int i;
+
+        DictParser(String s) {
+            this.s = s;
+        }
+
+        private void skip() {
+            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+                i++;
+            }
+        }
+
+        boolean peek(char c) {
+            skip();
+            if (i >= s.length()) {
+                throw new InvalidDescriptorException("npy.header", "unterminated header dict");
+            }
+            return s.charAt(i) == c;
+        }
+
+        void expect(char c) {
+            if (!peek(c)) {
+                throw new InvalidDescriptorException("npy.header", "expected '" + c + "' at position " + i + " of " + s.trim());
+            }
+            i++;
+        }
+
+        String string(String field) {
+            skip();
+            if (i >= s.length() || (s.charAt(i) != '\'' && s.charAt(i) != '"')) {
+                throw new InvalidDescriptorException(field, "expected a quoted string at position " + i);
+            }
+            char q = s.charAt(i++);
+            int end = s.indexOf(q, i);
+            if (end < 0) {
+                throw new InvalidDescriptorException(field, "unterminated string");
+            }
+            String v = s.substring(i, end);
+            i = end + 1;
+            return v;
+        }
+
+        boolean bool(String field) {
+            skip();
+            if (s.startsWith("True", i)) {
+                i += 4;
+                return true;
+            }
+            if (s.startsWith("False", i)) {
+                i += 5;
+                return false;
+            }
+            throw new InvalidDescriptorException(field, "expected True or False at position " + i);
+        }
+
+        long[] shape() {
+            expect('(');
+            List<Long> dims = new ArrayList<>();
+            while (!peek(')')) {
+                int start = i;
+                while (i < s.length() && Character.isDigit(s.charAt(i))) {
+                    i++;
+                }
+                if (start == i || i - start > 18) {
+                    throw new InvalidDescriptorException("shape", "expected a non-negative dimension at position " + start);
+                }
+                dims.add(Long.parseLong(s.substring(start, i)));
+                if (i < s.length() && s.charAt(i) == 'L') {
+                    i++;
+                }
+                if (!peek(')')) {
+                    expect(',');
+                }
+                if (dims.size() > Descriptor.MAX_NDIM) {
+                    throw new InvalidDescriptorException("ndim", "more than " + Descriptor.MAX_NDIM + " dimensions");
+                }
+            }
+            i++;
+            return dims.stream().mapToLong(Long::longValue).toArray();
+        }
+    }
+}

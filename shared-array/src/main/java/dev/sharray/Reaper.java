@@ -1,0 +1,161 @@
+package dev.sharray;
+
+import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Removes what dead processes left behind, without any global lock: references held by dead processes are
+ * dropped from refcount files (deleting arrays nobody else holds), and the folder of a dead owner is
+ * claimed by an atomic rename to {@code .deleting-*} and then deleted, unless a live process still holds
+ * an array in it. A live owner's folder is never touched.
+ */
+final class Reaper {
+    private static final Logger LOG = LoggerFactory.getLogger(Reaper.class);
+    private static final AtomicBoolean STARTED = new AtomicBoolean();
+    static final String DELETING_PREFIX = ".deleting-";
+
+    private Reaper() {
+    }
+
+    /** Runs one pass the first time this process creates or opens an array. */
+    static void onFirstUse() {
+        if (STARTED.compareAndSet(false, true) && !Boolean.getBoolean("sharray.reaper.disabled")) {
+            try {
+                ReapReport r = reap();
+                if (!r.isEmpty()) {
+                    LOG.info("reaper: removed {} folder(s) and {} array(s) of dead processes, {} bytes",
+                        r.foldersRemoved().size(), r.arraysDeleted().size(), r.bytesFreed());
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("reaper pass failed: {}", e.toString());
+            }
+        }
+    }
+
+    static ReapReport reap() {
+        List<Path> folders = new ArrayList<>();
+        List<Path> arrays = new ArrayList<>();
+        long[] totals = new long[2]; // references reclaimed, bytes freed
+        for (Path root : TempFolders.knownRoots()) {
+            Path userDir = root.resolve(TempFolders.userFolderName());
+            if (!Files.isDirectory(userDir)) {
+                continue;
+            }
+            try (DirectoryStream<Path> owners = Files.newDirectoryStream(userDir)) {
+                for (Path folder : owners) {
+                    reapFolder(folder, folders, arrays, totals);
+                }
+            } catch (IOException e) {
+                LOG.debug("cannot list {}: {}", userDir, e.toString());
+            }
+        }
+        return new ReapReport(folders, arrays, totals[0], totals[1]);
+    }
+
+    private static void reapFolder(Path folder, List<Path> folders, List<Path> arrays, long[] totals) {
+        String name = folder.getFileName().toString();
+        if (name.startsWith(DELETING_PREFIX)) {
+            long[] claimer = TempFolders.parseOwner(name.substring(DELETING_PREFIX.length()));
+            if (claimer != null && !ProcessIdentity.isAlive(claimer[0], claimer[1])) {
+                deleteTree(folder); // a reaper died while deleting; finish its job
+            }
+            return;
+        }
+        long[] owner = TempFolders.parseOwner(name);
+        if (owner == null || !Files.isDirectory(folder)) {
+            return;
+        }
+        boolean ownerAlive = ProcessIdentity.isAlive(owner[0], owner[1]);
+        boolean stillHeld = false;
+        try (DirectoryStream<Path> refs = Files.newDirectoryStream(folder, "*.ref")) {
+            for (Path refPath : refs) {
+                stillHeld |= reapArray(refPath, arrays, totals);
+            }
+        } catch (IOException e) {
+            return; // vanished or unreadable: leave it
+        }
+        if (ownerAlive || stillHeld) {
+            return;
+        }
+        Path claimed = folder.resolveSibling(DELETING_PREFIX + "reaper-" + ProcessIdentity.PID + "-"
+            + ProcessIdentity.START_MILLIS + "-" + TempFolders.randomHex());
+        try {
+            Files.move(folder, claimed, StandardCopyOption.ATOMIC_MOVE);
+        } catch (NoSuchFileException e) {
+            return; // another reaper claimed it first
+        } catch (AtomicMoveNotSupportedException e) {
+            return;
+        } catch (IOException e) {
+            LOG.debug("cannot claim {}: {}", folder, e.toString());
+            return;
+        }
+        totals[1] += deleteTree(claimed);
+        folders.add(folder);
+    }
+
+    /** @return true when a live process still holds the array */
+    private static boolean reapArray(Path refPath, List<Path> arrays, long[] totals) {
+        RefCountFile refs;
+        try {
+            refs = RefCountFile.open(refPath);
+        } catch (RuntimeException e) {
+            return false; // being created or deleted right now, or not ours
+        }
+        try {
+            totals[0] += refs.reclaimDead();
+            if (refs.state() != RefCountFile.LIVE) {
+                return false;
+            }
+            if (refs.hasLiveHolder()) {
+                return true;
+            }
+            String name = refPath.getFileName().toString();
+            Path data = refPath.resolveSibling(name.substring(0, name.length() - 4) + ".npy");
+            long freed = Segments.deleteIfUnreferenced(refs, data);
+            if (freed >= 0) {
+                arrays.add(data);
+                totals[1] += freed;
+            }
+            return false;
+        } finally {
+            refs.unmap();
+        }
+    }
+
+    /** @return bytes of the regular files deleted */
+    static long deleteTree(Path dir) {
+        long[] bytes = {0};
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    bytes[0] += attrs.size();
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
+                    Files.deleteIfExists(d);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            LOG.debug("cannot fully delete {}: {}", dir, e.toString());
+        }
+        return bytes[0];
+    }
+}

@@ -1,0 +1,281 @@
+package dev.sharray;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The cross-process reference count of one array: a small mapped file beside the data, updated with
+ * atomic instructions on shared memory (Agrona {@link UnsafeBuffer} as an {@code AtomicBuffer}).
+ *
+ * <pre>
+ *   0  int magic "SREF"   4 int version   8 int state (LIVE, DELETING, DELETED)   12 int slot count
+ *   64 + 32 i: slot i = long owner pid (0 free, -1 being reclaimed), long owner start millis, long count, pad
+ * </pre>
+ *
+ * <p>Each holding process owns one slot; its count is the number of references (handles) that process
+ * holds. The total is the sum over slots. Deletion is Dekker-style: the deleter CASes LIVE to DELETING and
+ * then rereads the counts; an acquirer increments its count and then rereads the state. With both sides
+ * using full fences, either the deleter sees the new count (and reverts to LIVE) or the acquirer sees
+ * DELETING (and backs out). So the data is deleted exactly once, only when no process holds it.
+ */
+final class RefCountFile {
+    static final int FILE_SIZE = 4096;
+    static final int MAGIC = 0x46455253; // "SREF"
+    static final int VERSION = 1;
+    static final int LIVE = 1;
+    static final int DELETING = 2;
+    static final int DELETED = 3;
+
+    private static final int STATE_OFFSET = 8;
+    private static final int SLOTS_OFFSET = 64;
+    private static final int SLOT_SIZE = 32;
+    static final int SLOTS = (FILE_SIZE - SLOTS_OFFSET) / SLOT_SIZE;
+    private static final long RECLAIMING = -1;
+    private static final long DELETING_TIMEOUT_NANOS = 2_000_000_000L;
+
+    private final Path path;
+    private final MappedByteBuffer mapped;
+    private final UnsafeBuffer buffer;
+
+    private RefCountFile(Path path, MappedByteBuffer mapped) {
+        this.path = path;
+        this.mapped = mapped;
+        this.buffer = new UnsafeBuffer(mapped);
+    }
+
+    /** Creates the file (0600, already existing as an empty file) with the caller holding one reference. */
+    static RefCountFile create(Path path) {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            ch.truncate(0);
+            ch.write(java.nio.ByteBuffer.allocate(FILE_SIZE), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the reference file " + path, e);
+        }
+        RefCountFile f = new RefCountFile(path, IoUtil.mapExistingFile(path.toFile(), FileChannel.MapMode.READ_WRITE,
+            "sharray-refs", 0, FILE_SIZE));
+        f.buffer.putInt(4, VERSION);
+        f.buffer.putInt(12, SLOTS);
+        f.buffer.putLong(SLOTS_OFFSET + 8, ProcessIdentity.START_MILLIS);
+        f.buffer.putLong(SLOTS_OFFSET + 16, 1);
+        f.buffer.putLong(SLOTS_OFFSET, ProcessIdentity.PID);
+        f.buffer.putIntVolatile(STATE_OFFSET, LIVE);
+        f.buffer.putIntVolatile(0, MAGIC);
+        return f;
+    }
+
+    /** Maps an existing reference file, validating its header. */
+    static RefCountFile open(Path path) {
+        long size;
+        try {
+            size = Files.size(path);
+        } catch (IOException e) {
+            throw new IllegalStateException("the array was released: its reference file " + path + " is gone", e);
+        }
+        if (size != FILE_SIZE) {
+            throw new InvalidDescriptorException("refcount", path + " has " + size + " bytes, expected " + FILE_SIZE);
+        }
+        RefCountFile f = new RefCountFile(path, IoUtil.mapExistingFile(path.toFile(), FileChannel.MapMode.READ_WRITE,
+            "sharray-refs", 0, FILE_SIZE));
+        if (f.buffer.getIntVolatile(0) != MAGIC || f.buffer.getInt(4) != VERSION || f.buffer.getInt(12) != SLOTS) {
+            f.unmap();
+            throw new InvalidDescriptorException("refcount", path + " is not a sharray reference file of version " + VERSION);
+        }
+        return f;
+    }
+
+    Path path() {
+        return path;
+    }
+
+    int state() {
+        return buffer.getIntVolatile(STATE_OFFSET);
+    }
+
+    private static int ownerOffset(int slot) {
+        return SLOTS_OFFSET + slot * SLOT_SIZE;
+    }
+
+    private static int countOffset(int slot) {
+        return SLOTS_OFFSET + slot * SLOT_SIZE + 16;
+    }
+
+    /**
+     * Finds this process's slot or claims a free one. The caller serialises claims within the process.
+     *
+     * @throws IllegalStateException when all slots are held by live processes
+     */
+    int claimSlot() {
+        for (int i = 0; i < SLOTS; i++) {
+            int o = ownerOffset(i);
+            if (buffer.getLongVolatile(o) == ProcessIdentity.PID) {
+                if (buffer.getLongVolatile(o + 8) == ProcessIdentity.START_MILLIS) {
+                    return i;
+                }
+                reclaimIfDead(i); // an earlier process with our pid
+            }
+        }
+        for (int attempt = 0; attempt < 2; attempt++) {
+            for (int i = 0; i < SLOTS; i++) {
+                int o = ownerOffset(i);
+                if (buffer.getLongVolatile(o) == 0 && buffer.compareAndSetLong(o, 0, ProcessIdentity.PID)) {
+                    buffer.putLongVolatile(o + 8, ProcessIdentity.START_MILLIS);
+                    return i;
+                }
+            }
+            reclaimDead();
+        }
+        throw new IllegalStateException("all " + SLOTS + " holder slots of " + path + " are taken by live processes");
+    }
+
+    /**
+     * Adds one reference in {@code slot} if the array is still live.
+     *
+     * @return false when the array has been (or is being) deleted
+     */
+    boolean tryAcquire(int slot) {
+        long deadline = 0;
+        while (true) {
+            buffer.getAndAddLong(countOffset(slot), 1);
+            int state = state();
+            if (state == LIVE) {
+                return true;
+            }
+            buffer.getAndAddLong(countOffset(slot), -1);
+            if (state == DELETED) {
+                return false;
+            }
+            // DELETING: the deleter either reverts to LIVE (it saw a holder) or finishes.
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + DELETING_TIMEOUT_NANOS;
+            } else if (now > deadline) {
+                return false; // a deleter died mid-way; the array is gone for our purposes
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Adds a reference for a process that already holds one (no liveness race possible). */
+    void increment(int slot) {
+        buffer.getAndAddLong(countOffset(slot), 1);
+    }
+
+    /** @return this slot's count after dropping one reference */
+    long decrement(int slot) {
+        long after = buffer.getAndAddLong(countOffset(slot), -1) - 1;
+        if (after < 0) {
+            buffer.getAndAddLong(countOffset(slot), 1);
+            throw new IllegalStateException("reference count of " + path + " would go negative");
+        }
+        return after;
+    }
+
+    long count(int slot) {
+        return buffer.getLongVolatile(countOffset(slot));
+    }
+
+    /** Drops every reference of this process at once (process exit). */
+    void dropSlot(int slot) {
+        buffer.putLongVolatile(countOffset(slot), 0);
+    }
+
+    /** @return the sum of the counts of all claimed slots */
+    long total() {
+        long total = 0;
+        for (int i = 0; i < SLOTS; i++) {
+            if (buffer.getLongVolatile(ownerOffset(i)) > 0) {
+                total += buffer.getLongVolatile(countOffset(i));
+            }
+        }
+        return total;
+    }
+
+    /** @return holders as {pid, count} pairs for claimed slots with a positive count, plus whether alive */
+    java.util.Map<Long, Long> holders() {
+        java.util.Map<Long, Long> result = new java.util.TreeMap<>();
+        for (int i = 0; i < SLOTS; i++) {
+            long pid = buffer.getLongVolatile(ownerOffset(i));
+            long count = buffer.getLongVolatile(countOffset(i));
+            if (pid > 0 && count > 0) {
+                result.merge(pid, count, Long::sum);
+            }
+        }
+        return result;
+    }
+
+    /** @return true when some slot with references belongs to a live process */
+    boolean hasLiveHolder() {
+        for (int i = 0; i < SLOTS; i++) {
+            int o = ownerOffset(i);
+            long pid = buffer.getLongVolatile(o);
+            if (pid > 0 && buffer.getLongVolatile(o + 16) > 0
+                && ProcessIdentity.isAlive(pid, buffer.getLongVolatile(o + 8))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Frees the slots of dead processes, dropping their references.
+     *
+     * @return number of references reclaimed
+     */
+    long reclaimDead() {
+        long reclaimed = 0;
+        for (int i = 0; i < SLOTS; i++) {
+            long pid = buffer.getLongVolatile(ownerOffset(i));
+            if (pid > 0 && pid != ProcessIdentity.PID) {
+                reclaimed += reclaimIfDead(i);
+            }
+        }
+        return reclaimed;
+    }
+
+    private long reclaimIfDead(int slot) {
+        int o = ownerOffset(slot);
+        long pid = buffer.getLongVolatile(o);
+        long start = buffer.getLongVolatile(o + 8);
+        if (pid <= 0 || ProcessIdentity.isAlive(pid, start)) {
+            return 0;
+        }
+        if (!buffer.compareAndSetLong(o, pid, RECLAIMING)) {
+            return 0; // another reclaimer won
+        }
+        long count = buffer.getAndSetLong(o + 16, 0);
+        buffer.putLongVolatile(o + 8, 0);
+        buffer.putLongVolatile(o, 0);
+        return count;
+    }
+
+    /**
+     * Moves LIVE to DELETING when no references remain.
+     *
+     * @return true when the caller won and must delete the files, then call {@link #markDeleted()}
+     */
+    boolean tryBeginDelete() {
+        if (total() != 0 || !buffer.compareAndSetInt(STATE_OFFSET, LIVE, DELETING)) {
+            return false;
+        }
+        if (total() != 0) {
+            buffer.putIntVolatile(STATE_OFFSET, LIVE); // an acquirer raced in: it keeps the array alive
+            return false;
+        }
+        return true;
+    }
+
+    void markDeleted() {
+        buffer.putIntVolatile(STATE_OFFSET, DELETED);
+    }
+
+    void unmap() {
+        IoUtil.unmap(mapped);
+    }
+}

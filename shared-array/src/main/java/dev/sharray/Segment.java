@@ -1,0 +1,62 @@
+package dev.sharray;
+
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One array file mapped into this process, shared by every handle (base array and views) on it. Holds
+ * this process's references: in the refcount file's slot for sharray arrays, or in a local counter for a
+ * user's own {@code .npy} file (which sharray never deletes).
+ */
+final class Segment {
+    final Path dataPath;
+    final Path refPath;
+    final Mapping mapping;
+    final NpyHeader header;
+    final RefCountFile refs;
+    final int slot;
+    private final AtomicLong localCount;
+    /** Guarded by {@link Segments}' lock. */
+    boolean closed;
+
+    Segment(Path dataPath, Path refPath, Mapping mapping, NpyHeader header, RefCountFile refs, int slot, long initialLocal) {
+        this.dataPath = dataPath;
+        this.refPath = refPath;
+        this.mapping = mapping;
+        this.header = header;
+        this.refs = refs;
+        this.slot = slot;
+        this.localCount = refs == null ? new AtomicLong(initialLocal) : null;
+    }
+
+    boolean isShared() {
+        return refs != null;
+    }
+
+    /** Adds a reference while another one is held (views, retain). */
+    void addRef() {
+        if (refs != null) {
+            refs.increment(slot);
+        } else {
+            localCount.incrementAndGet();
+        }
+    }
+
+    /** Adds a reference for a new open; fails if the array is being deleted. */
+    boolean tryAddRef() {
+        if (refs != null) {
+            return refs.tryAcquire(slot);
+        }
+        localCount.incrementAndGet();
+        return true;
+    }
+
+    /** @return this process's remaining references after dropping one */
+    long dropRef() {
+        return refs != null ? refs.decrement(slot) : localCount.decrementAndGet();
+    }
+
+    long localReferences() {
+        return refs != null ? refs.count(slot) : localCount.get();
+    }
+}

@@ -1,0 +1,206 @@
+package dev.sharray;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The files mapped in this process, keyed by real path, so every open of one array shares one mapping and
+ * one refcount slot. Mapping, unmapping and deletion happen here, on the thread that opens or releases:
+ * never on a finalizer, cleaner or reference-queue thread.
+ */
+final class Segments {
+    private static final Logger LOG = LoggerFactory.getLogger(Segments.class);
+    private static final Map<Path, Segment> OPEN = new HashMap<>();
+    private static volatile boolean exitHookInstalled;
+
+    private Segments() {
+    }
+
+    static Path refPathFor(Path dataPath) {
+        String name = dataPath.getFileName().toString();
+        return dataPath.resolveSibling(name.substring(0, name.length() - ".npy".length()) + ".ref");
+    }
+
+    /** Registers a freshly created array whose refcount file already records our one reference. */
+    static synchronized Segment register(Path dataPath, Mapping mapping, NpyHeader header, RefCountFile refs) {
+        installExitHook();
+        Segment s = new Segment(dataPath, refs.path(), mapping, header, refs, 0, 0);
+        OPEN.put(dataPath, s);
+        return s;
+    }
+
+    /**
+     * Opens (or reuses) the mapping of a sharray array file and takes one reference on it.
+     *
+     * @throws IllegalStateException when the array has been released everywhere
+     */
+    static synchronized Segment openShared(Path realDataPath) {
+        installExitHook();
+        Segment existing = OPEN.get(realDataPath);
+        if (existing != null && !existing.closed) {
+            if (!existing.tryAddRef()) {
+                throw released(realDataPath);
+            }
+            return existing;
+        }
+        Path refPath = refPathFor(realDataPath);
+        RefCountFile refs = RefCountFile.open(refPath);
+        Mapping mapping = null;
+        try {
+            int slot = refs.claimSlot();
+            refs.reclaimDead();
+            if (!refs.tryAcquire(slot)) {
+                throw released(realDataPath);
+            }
+            try {
+                NpyHeader header = readHeader(realDataPath);
+                mapping = Mapping.map(realDataPath, mappedLength(realDataPath, header), backingFor(header));
+                Segment s = new Segment(realDataPath, refPath, mapping, header, refs, slot, 0);
+                OPEN.put(realDataPath, s);
+                return s;
+            } catch (RuntimeException e) {
+                refs.decrement(slot);
+                throw e;
+            }
+        } catch (RuntimeException e) {
+            refs.unmap();
+            throw e;
+        }
+    }
+
+    /** Opens (or reuses) a user's {@code .npy} file: mapped and counted in this process only. */
+    static synchronized Segment openExternal(Path realPath) {
+        installExitHook();
+        Segment existing = OPEN.get(realPath);
+        if (existing != null && !existing.closed) {
+            existing.addRef();
+            return existing;
+        }
+        NpyHeader header = readHeader(realPath);
+        Mapping mapping = Mapping.map(realPath, mappedLength(realPath, header), backingFor(header));
+        Segment s = new Segment(realPath, null, mapping, header, null, -1, 1);
+        OPEN.put(realPath, s);
+        return s;
+    }
+
+    /** The whole file when it is a page multiple (sharray's own files), else exactly header plus data. */
+    private static long mappedLength(Path file, NpyHeader header) {
+        long needed = header.dataOffset + header.dataBytes();
+        try {
+            long size = Files.size(file);
+            return size % 4096 == 0 && size <= needed + 4096 ? size : needed;
+        } catch (IOException e) {
+            return needed;
+        }
+    }
+
+    private static Backing backingFor(NpyHeader header) {
+        return header.dataOffset + header.dataBytes() <= AgronaMapping.MAX_LENGTH ? Backing.AGRONA : Backing.MAPPED_FILE;
+    }
+
+    static NpyHeader readHeader(Path file) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            return NpyHeader.read(ch);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw released(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    static IllegalStateException released(Path file) {
+        return new IllegalStateException("the array " + file + " has been released by all its holders");
+    }
+
+    /** Drops one reference; the last one in this process unmaps, the last one anywhere deletes the files. */
+    static void release(Segment s) {
+        if (s.dropRef() != 0) {
+            return;
+        }
+        synchronized (Segments.class) {
+            if (s.closed || s.localReferences() != 0) {
+                return; // reopened meanwhile, or already closed
+            }
+            s.closed = true;
+            OPEN.remove(s.dataPath, s);
+            s.mapping.unmap();
+        }
+        if (s.refs != null) {
+            s.refs.reclaimDead();
+            deleteIfUnreferenced(s.refs, s.dataPath);
+            s.refs.unmap();
+        }
+    }
+
+    /**
+     * Deletes the array's files if no process holds a reference (exactly once, across processes).
+     *
+     * @return bytes freed, or -1 when the array is still held
+     */
+    static long deleteIfUnreferenced(RefCountFile refs, Path dataPath) {
+        if (!refs.tryBeginDelete()) {
+            return -1;
+        }
+        long bytes = 0;
+        try {
+            bytes = Files.size(dataPath);
+            Files.deleteIfExists(dataPath);
+            Files.deleteIfExists(refs.path());
+        } catch (IOException e) {
+            LOG.warn("could not delete {}: {}", dataPath, e.toString());
+        } finally {
+            refs.markDeleted();
+        }
+        return bytes;
+    }
+
+    static synchronized List<Segment> snapshot() {
+        return new ArrayList<>(OPEN.values());
+    }
+
+    private static void installExitHook() {
+        if (!exitHookInstalled) {
+            exitHookInstalled = true;
+            Runtime.getRuntime().addShutdownHook(new Thread(Segments::onExit, "sharray-exit"));
+        }
+    }
+
+    /**
+     * At normal exit: drop all of this process's references (leaked ones included) and delete arrays no
+     * other process holds, then remove our empty folders. Mappings are left to the dying process.
+     */
+    static void onExit() {
+        List<Segment> segments;
+        synchronized (Segments.class) {
+            segments = new ArrayList<>(OPEN.values());
+        }
+        for (Segment s : segments) {
+            if (s.refs != null) {
+                try {
+                    s.refs.dropSlot(s.slot);
+                    s.refs.reclaimDead();
+                    deleteIfUnreferenced(s.refs, s.dataPath);
+                } catch (RuntimeException e) {
+                    // best effort at exit; the reaper finishes the job
+                }
+            }
+        }
+        for (Path folder : TempFolders.ownerFolders().values()) {
+            try {
+                Files.deleteIfExists(folder); // only succeeds when empty: arrays others hold stay
+            } catch (IOException e) {
+                // not empty: another process still holds an array in it; the reaper removes it later
+            }
+        }
+    }
+}

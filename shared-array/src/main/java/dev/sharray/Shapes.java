@@ -1,0 +1,128 @@
+package dev.sharray;
+
+/** Shape and stride arithmetic, overflow-checked; shared by descriptors, views and heap arrays. */
+final class Shapes {
+    private Shapes() {
+    }
+
+    static long size(long[] shape) {
+        long n = 1;
+        for (long s : shape) {
+            n *= s;
+        }
+        return n;
+    }
+
+    /** Rejects negative dimensions and shapes whose byte size overflows a long. */
+    static void checkShape(long[] shape, DType dtype) {
+        if (shape.length > Descriptor.MAX_NDIM) {
+            throw new InvalidDescriptorException("ndim", shape.length + " exceeds " + Descriptor.MAX_NDIM);
+        }
+        long n = dtype.byteSize();
+        for (int i = 0; i < shape.length; i++) {
+            if (shape[i] < 0) {
+                throw new InvalidDescriptorException("shape", "dimension " + i + " is negative: " + tuple(shape));
+            }
+            try {
+                n = Math.multiplyExact(n, shape[i]);
+            } catch (ArithmeticException e) {
+                throw new InvalidDescriptorException("shape", tuple(shape) + " of " + dtype + " overflows 2^63 bytes");
+            }
+        }
+    }
+
+    /**
+     * Checks that every byte the view can touch lies in [0, 2^63): offset + lowest and highest element
+     * extents, overflow-checked. Returns nothing; the file-size check happens when the view is mapped.
+     */
+    static void checkExtent(long offset, long[] shape, long[] strides, DType dtype) {
+        long[] span = span(shape, strides, dtype);
+        if (span == null) {
+            return;
+        }
+        try {
+            long lo = Math.addExact(offset, span[0]);
+            long hi = Math.addExact(offset, span[1]);
+            if (lo < 0) {
+                throw new InvalidDescriptorException("strides", "view reaches " + (-lo) + " bytes before the start of the file");
+            }
+            if (hi < 0) {
+                throw new InvalidDescriptorException("strides", "view extent overflows");
+            }
+        } catch (ArithmeticException e) {
+            throw new InvalidDescriptorException("strides", "view extent overflows");
+        }
+    }
+
+    /**
+     * Byte range touched relative to the first element: {lowest byte, one past the highest byte}; null for
+     * an empty view.
+     */
+    static long[] span(long[] shape, long[] strides, DType dtype) {
+        long lo = 0;
+        long hi = dtype.byteSize();
+        for (int i = 0; i < shape.length; i++) {
+            if (shape[i] == 0) {
+                return null;
+            }
+            long reach;
+            try {
+                reach = Math.multiplyExact(shape[i] - 1, strides[i]);
+                if (reach < 0) {
+                    lo = Math.addExact(lo, reach);
+                } else {
+                    hi = Math.addExact(hi, reach);
+                }
+            } catch (ArithmeticException e) {
+                throw new InvalidDescriptorException("strides", "view extent overflows along axis " + i);
+            }
+        }
+        return new long[] {lo, hi};
+    }
+
+    static long[] cStrides(long[] shape, int itemSize) {
+        long[] strides = new long[shape.length];
+        long s = itemSize;
+        for (int i = shape.length - 1; i >= 0; i--) {
+            strides[i] = s;
+            s *= Math.max(1, shape[i]);
+        }
+        return strides;
+    }
+
+    static long[] fortranStrides(long[] shape, int itemSize) {
+        long[] strides = new long[shape.length];
+        long s = itemSize;
+        for (int i = 0; i < shape.length; i++) {
+            strides[i] = s;
+            s *= Math.max(1, shape[i]);
+        }
+        return strides;
+    }
+
+    /** True when the view is row-major and dense (axes of length 1 may have any stride). */
+    static boolean isCContiguous(long[] shape, long[] strides, int itemSize) {
+        long expected = itemSize;
+        for (int i = shape.length - 1; i >= 0; i--) {
+            if (shape[i] == 0) {
+                return true;
+            }
+            if (shape[i] != 1 && strides[i] != expected) {
+                return false;
+            }
+            expected *= shape[i];
+        }
+        return true;
+    }
+
+    static String tuple(long[] values) {
+        StringBuilder sb = new StringBuilder("(");
+        for (int i = 0; i < values.length; i++) {
+            sb.append(values[i]);
+            if (i < values.length - 1 || values.length == 1) {
+                sb.append(values.length == 1 ? "," : ", ");
+            }
+        }
+        return sb.append(')').toString();
+    }
+}

@@ -1,0 +1,888 @@
+package dev.sharray;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+import org.agrona.UnsafeApi;
+
+/**
+ * An n-dimensional array in a memory-mapped file that other processes can map too. The file is a valid
+ * NumPy {@code .npy} file; {@link #descriptor()} describes this view in ~100 bytes, and
+ * {@link #open(Descriptor)} maps exactly this view in any JVM on the host, without copying.
+ *
+ * <p>Every handle (the array, each view, each {@link #retain()}) holds one reference and must be
+ * {@link #release() released} (try-with-resources does it). The file is deleted when the last reference
+ * in any process is released; a crashed holder's references are reclaimed. Nothing is freed behind your
+ * back: an unreleased handle is reported as a leak and its memory stays mapped until process exit.
+ *
+ * <p>Handles are not thread-safe for release: do not release a handle while another thread uses it.
+ */
+public final class SharedArray extends NdArray implements AutoCloseable {
+    private static final VarHandle RELEASED;
+    private static final AtomicLong SEQUENCE = new AtomicLong();
+    private static final long PAGE = 4096;
+
+    static {
+        try {
+            RELEASED = MethodHandles.lookup().findVarHandle(SharedArray.class, "released", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Segment segment;
+    private final long[] strides;
+    private final long offset;
+    private final long address;
+    private final LeakDetector.Tracker tracker;
+    @SuppressWarnings("unused") // accessed through RELEASED
+    private boolean released;
+
+    /** Wraps a view; the caller has already taken the reference this handle owns. */
+    private SharedArray(Segment segment, DType dtype, long[] shape, long[] strides, long offset) {
+        super(dtype, shape);
+        this.segment = segment;
+        this.strides = strides;
+        this.offset = offset;
+        this.address = segment.mapping.address() + offset;
+        this.tracker = LeakDetector.track(this);
+    }
+
+    // ---- creation ----
+
+    /**
+     * Creates a zero-filled array in this process's temp folder.
+     *
+     * @param dtype element type
+     * @param shape dimensions (row-major)
+     * @return the array; release it when done
+     * @throws InsufficientSpaceException when the folder cannot hold it
+     */
+    public static SharedArray create(DType dtype, long... shape) {
+        return builder(dtype, shape).create();
+    }
+
+    /**
+     * Options for a new array: backing and folder.
+     *
+     * @param dtype element type
+     * @param shape dimensions
+     * @return a builder
+     */
+    public static Builder builder(DType dtype, long... shape) {
+        return new Builder(dtype, shape);
+    }
+
+    /**
+     * @param data values to copy
+     * @return a new 1-D FLOAT64 shared array holding a copy
+     */
+    public static SharedArray copyOf(double[] data) {
+        return filled(DType.FLOAT64, data, data.length);
+    }
+
+    /**
+     * @param data values to copy
+     * @return a new 1-D FLOAT32 shared array holding a copy
+     */
+    public static SharedArray copyOf(float[] data) {
+        return filled(DType.FLOAT32, data, data.length);
+    }
+
+    /**
+     * @param data values to copy
+     * @return a new 1-D INT64 shared array holding a copy
+     */
+    public static SharedArray copyOf(long[] data) {
+        return filled(DType.INT64, data, data.length);
+    }
+
+    /**
+     * @param data values to copy
+     * @return a new 1-D INT32 shared array holding a copy
+     */
+    public static SharedArray copyOf(int[] data) {
+        return filled(DType.INT32, data, data.length);
+    }
+
+    /**
+     * @param data values to copy
+     * @return a new 1-D INT16 shared array holding a copy
+     */
+    public static SharedArray copyOf(short[] data) {
+        return filled(DType.INT16, data, data.length);
+    }
+
+    /**
+     * @param data values to copy
+     * @return a new 1-D INT8 shared array holding a copy
+     */
+    public static SharedArray copyOf(byte[] data) {
+        return filled(DType.INT8, data, data.length);
+    }
+
+    /**
+     * @param rows a rectangular matrix
+     * @return a new 2-D FLOAT64 shared array (rows, columns) holding a copy
+     */
+    public static SharedArray copyOf(double[][] rows) {
+        int cols = rows.length == 0 ? 0 : rows[0].length;
+        for (int r = 0; r < rows.length; r++) {
+            if (rows[r].length != cols) {
+                throw new IllegalArgumentException("row " + r + " has " + rows[r].length + " columns, row 0 has " + cols);
+            }
+        }
+        SharedArray a = create(DType.FLOAT64, rows.length, cols);
+        try {
+            for (int r = 0; r < rows.length; r++) {
+                UnsafeApi.copyMemory(rows[r], UnsafeApi.arrayBaseOffset(double[].class), null,
+                    a.address + (long) r * cols * 8, (long) cols * 8);
+            }
+            return a;
+        } catch (RuntimeException e) {
+            a.release();
+            throw e;
+        }
+    }
+
+    private static SharedArray filled(DType dtype, Object data, long length) {
+        SharedArray a = create(dtype, length);
+        try {
+            a.copyRawFrom(data);
+            return a;
+        } catch (RuntimeException e) {
+            a.release();
+            throw e;
+        }
+    }
+
+    /**
+     * Maps the view a descriptor describes (made by {@link #descriptor()} in this or another process) and
+     * takes a reference on it in this process.
+     *
+     * @param descriptor the view to open
+     * @return a handle on exactly that view; release it when done
+     * @throws InvalidDescriptorException when the descriptor does not fit the file or is not a sharray file
+     * @throws IllegalStateException when the array has already been released by all its holders
+     */
+    public static SharedArray open(Descriptor descriptor) {
+        Objects.requireNonNull(descriptor, "descriptor");
+        Reaper.onFirstUse();
+        Path real = realPath(descriptor.path());
+        if (!TempFolders.isSharrayDataFile(real) && !SharedArrays.isAllowedFolder(real)) {
+            throw new InvalidDescriptorException("path", real + " is not in a sharray folder "
+                + "(.../" + TempFolders.userFolderName() + "/<owner>/<name>.npy) or an allowed folder");
+        }
+        Segment seg = openSegment(real);
+        try {
+            checkFits(descriptor, seg.header);
+        } catch (RuntimeException e) {
+            Segments.release(seg);
+            throw e;
+        }
+        return new SharedArray(seg, descriptor.dtype(), descriptor.shape(), descriptor.strides(), descriptor.offset());
+    }
+
+    /**
+     * Maps a {@code .npy} file (written by NumPy, C or Fortran order, or by sharray) in place. A user's own
+     * file is never deleted by sharray; a sharray array file is reference-counted as usual.
+     *
+     * @param file the {@code .npy} file
+     * @return a handle on the whole array; release it when done
+     * @throws InvalidDescriptorException when the header is malformed or the file too short
+     */
+    public static SharedArray openNpy(Path file) {
+        Objects.requireNonNull(file, "file");
+        Path real = realPath(file.toAbsolutePath());
+        if (!Files.isRegularFile(real)) {
+            throw new InvalidDescriptorException("path", real + " is not a regular file");
+        }
+        Segment seg = openSegment(real);
+        NpyHeader h = seg.header;
+        return new SharedArray(seg, h.dtype, h.shape.clone(), h.strides(), h.dataOffset);
+    }
+
+    private static Segment openSegment(Path real) {
+        boolean shared = TempFolders.isSharrayDataFile(real) && Files.exists(Segments.refPathFor(real));
+        return shared ? Segments.openShared(real) : Segments.openExternal(real);
+    }
+
+    private static Path realPath(Path p) {
+        try {
+            return p.toRealPath();
+        } catch (NoSuchFileException e) {
+            throw Segments.released(p);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot resolve " + p + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void checkFits(Descriptor d, NpyHeader h) {
+        if (d.dtype() != h.dtype) {
+            throw new InvalidDescriptorException("dtype", "descriptor says " + d.dtype() + " but " + d.path()
+                + " holds " + h.dtype);
+        }
+        int item = h.dtype.byteSize();
+        long dataEnd = h.dataOffset + h.dataBytes();
+        if ((d.offset() - h.dataOffset) % item != 0) {
+            throw new InvalidDescriptorException("offset", d.offset() + " is not on an element boundary of the data at "
+                + h.dataOffset);
+        }
+        long[] strides = d.strides();
+        for (int i = 0; i < strides.length; i++) {
+            if (strides[i] % item != 0) {
+                throw new InvalidDescriptorException("strides", "stride " + strides[i] + " of axis " + i
+                    + " is not a multiple of the element size " + item);
+            }
+        }
+        long[] span = Shapes.span(d.shape(), strides, d.dtype());
+        long lo = span == null ? d.offset() : d.offset() + span[0];
+        long hi = span == null ? d.offset() : d.offset() + span[1];
+        if (lo < h.dataOffset || hi > dataEnd) {
+            throw new InvalidDescriptorException("offset", "the view covers bytes [" + lo + ", " + hi
+                + ") but the data of " + d.path() + " is [" + h.dataOffset + ", " + dataEnd + ")");
+        }
+    }
+
+    // ---- identity and geometry ----
+
+    /** @return the descriptor of this view, to open it in another process */
+    public Descriptor descriptor() {
+        checkAccessible();
+        return new Descriptor(segment.dataPath, offset, shape, strides, dtype, ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** @return signed byte strides per axis (a copy) */
+    public long[] strides() {
+        return strides.clone();
+    }
+
+    /** @return true when the view is dense and row-major (C order) */
+    public boolean isContiguous() {
+        return Shapes.isCContiguous(shape, strides, dtype.byteSize());
+    }
+
+    /** @return the backing {@code .npy} file */
+    public Path path() {
+        return segment.dataPath;
+    }
+
+    /** @return byte offset of the first element of this view in the file */
+    public long offset() {
+        return offset;
+    }
+
+    /** @return which backing maps the file in this process */
+    public Backing backing() {
+        return segment.mapping.backing();
+    }
+
+    /**
+     * Native address of the first element of this view, for zero-copy native code (JNA). Valid until this
+     * handle is released; what lies outside the view's extent is not yours.
+     *
+     * @return the address
+     */
+    public long address() {
+        checkAccessible();
+        return address;
+    }
+
+    /** @return true once {@link #release()} was called on this handle */
+    public boolean isReleased() {
+        return (boolean) RELEASED.getVolatile(this);
+    }
+
+    // ---- views: each holds its own reference ----
+
+    /**
+     * A view of every {@code step}-th index from {@code start} towards {@code stop} (exclusive) along
+     * {@code axis}. Negative steps walk backwards: {@code slice(0, n - 1, -1, -1)} reverses an axis of
+     * length n. Indices do not wrap around: {@code start} must be in [0, n) for a non-empty slice and
+     * {@code stop} is clamped to [-1, n].
+     *
+     * @param axis the axis
+     * @param start first index
+     * @param stop exclusive bound
+     * @param step non-zero step
+     * @return a view sharing memory; release it when done
+     */
+    public SharedArray slice(int axis, long start, long stop, long step) {
+        checkAccessible();
+        checkAxis(axis);
+        if (step == 0) {
+            throw new IllegalArgumentException("slice step must not be 0");
+        }
+        long n = shape[axis];
+        stop = Math.max(-1, Math.min(n, stop));
+        long count = step > 0 ? Math.max(0, ceilDiv(stop - start, step)) : Math.max(0, ceilDiv(start - stop, -step));
+        if (count > 0 && (start < 0 || start >= n)) {
+            throw new IndexOutOfBoundsException("slice start " + start + " is out of bounds for axis " + axis + " with size " + n);
+        }
+        long[] newShape = shape.clone();
+        long[] newStrides = strides.clone();
+        newShape[axis] = count;
+        newStrides[axis] = strides[axis] * step;
+        long newOffset = count > 0 ? offset + start * strides[axis] : offset;
+        return view(newShape, newStrides, newOffset);
+    }
+
+    /**
+     * Fixes one index along {@code axis}, dropping that axis.
+     *
+     * @param axis the axis
+     * @param index the index along it
+     * @return a view with one dimension less; release it when done
+     */
+    public SharedArray select(int axis, long index) {
+        checkAccessible();
+        checkAxis(axis);
+        if (index < 0 || index >= shape[axis]) {
+            throw new IndexOutOfBoundsException("index " + index + " is out of bounds for axis " + axis
+                + " with size " + shape[axis]);
+        }
+        long[] newShape = new long[shape.length - 1];
+        long[] newStrides = new long[shape.length - 1];
+        for (int i = 0, j = 0; i < shape.length; i++) {
+            if (i != axis) {
+                newShape[j] = shape[i];
+                newStrides[j++] = strides[i];
+            }
+        }
+        return view(newShape, newStrides, offset + index * strides[axis]);
+    }
+
+    /** @return the view with its axes reversed; release it when done */
+    public SharedArray transpose() {
+        int[] axes = new int[shape.length];
+        for (int i = 0; i < axes.length; i++) {
+            axes[i] = axes.length - 1 - i;
+        }
+        return permute(axes);
+    }
+
+    /**
+     * @param axes a permutation of 0..ndim-1: axis i of the result is axis {@code axes[i]} of this
+     * @return the permuted view; release it when done
+     */
+    public SharedArray permute(int... axes) {
+        checkAccessible();
+        if (axes.length != shape.length) {
+            throw new IllegalArgumentException("permute needs " + shape.length + " axes, got " + axes.length);
+        }
+        boolean[] seen = new boolean[axes.length];
+        long[] newShape = new long[axes.length];
+        long[] newStrides = new long[axes.length];
+        for (int i = 0; i < axes.length; i++) {
+            if (axes[i] < 0 || axes[i] >= axes.length || seen[axes[i]]) {
+                throw new IllegalArgumentException(java.util.Arrays.toString(axes) + " is not a permutation of 0.."
+                    + (axes.length - 1));
+            }
+            seen[axes[i]] = true;
+            newShape[i] = shape[axes[i]];
+            newStrides[i] = strides[axes[i]];
+        }
+        return view(newShape, newStrides, offset);
+    }
+
+    /**
+     * A view with another shape over the same elements; only for contiguous views. One dimension may be
+     * -1 to be inferred.
+     *
+     * @param newShape the new dimensions
+     * @return the reshaped view; release it when done
+     */
+    public SharedArray reshape(long... newShape) {
+        checkAccessible();
+        if (!isContiguous()) {
+            throw new IllegalStateException("reshape needs a contiguous view; this one has strides "
+                + Shapes.tuple(strides) + " for shape " + Shapes.tuple(shape) + " (copy it first)");
+        }
+        long[] target = newShape.clone();
+        int infer = -1;
+        long known = 1;
+        for (int i = 0; i < target.length; i++) {
+            if (target[i] == -1 && infer < 0) {
+                infer = i;
+            } else if (target[i] < 0) {
+                throw new IllegalArgumentException("invalid shape " + Shapes.tuple(newShape));
+            } else {
+                known = Math.multiplyExact(known, target[i]);
+            }
+        }
+        if (infer >= 0) {
+            if (known == 0 || size() % known != 0) {
+                throw new IllegalArgumentException("cannot reshape " + size() + " elements into " + Shapes.tuple(newShape));
+            }
+            target[infer] = size() / known;
+            known = size();
+        }
+        if (known != size()) {
+            throw new IllegalArgumentException("cannot reshape " + Shapes.tuple(shape) + " (" + size() + " elements) into "
+                + Shapes.tuple(newShape));
+        }
+        return view(target, Shapes.cStrides(target, dtype.byteSize()), offset);
+    }
+
+    /**
+     * Another handle on the same view with its own reference: hand it to code that releases it
+     * independently (an in-flight task, another thread).
+     *
+     * @return a new handle; release it when done
+     */
+    public SharedArray retain() {
+        return view(shape.clone(), strides.clone(), offset);
+    }
+
+    private SharedArray view(long[] newShape, long[] newStrides, long newOffset) {
+        checkAccessible();
+        segment.addRef();
+        return new SharedArray(segment, dtype, newShape, newStrides, newOffset);
+    }
+
+    private void checkAxis(int axis) {
+        if (axis < 0 || axis >= shape.length) {
+            throw new IllegalArgumentException("axis " + axis + " out of range for " + shape.length + " dimensions");
+        }
+    }
+
+    private static long ceilDiv(long a, long b) {
+        return -Math.floorDiv(-a, b);
+    }
+
+    // ---- lifecycle ----
+
+    /**
+     * Drops this handle's reference; idempotent. The last reference in this process unmaps the file; the
+     * last in any process deletes it. Afterwards every access through this handle throws
+     * {@link IllegalStateException}.
+     */
+    public void release() {
+        if (!RELEASED.compareAndSet(this, false, true)) {
+            return;
+        }
+        if (tracker != null) {
+            tracker.close();
+        }
+        Segments.release(segment);
+    }
+
+    /** Same as {@link #release()}. */
+    @Override
+    public void close() {
+        release();
+    }
+
+    @Override
+    void checkAccessible() {
+        if ((boolean) RELEASED.get(this)) {
+            throw new IllegalStateException("the array " + segment.dataPath.getFileName() + " was released");
+        }
+    }
+
+    long segmentReferences() {
+        return segment.localReferences();
+    }
+
+    String describe() {
+        return "SharedArray " + new Descriptor(segment.dataPath, offset, shape, strides, dtype, ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Override
+    public String toString() {
+        return "SharedArray[" + dtype.name().toLowerCase() + " " + Shapes.tuple(shape) + " " + segment.dataPath
+            + ((boolean) RELEASED.get(this) ? " released" : "") + "]";
+    }
+
+    // ---- element locations: native addresses ----
+
+    @Override
+    long locate(long[] index) {
+        checkAccessible();
+        if (index.length != shape.length) {
+            throw wrongRank(index, shape);
+        }
+        long a = address;
+        for (int i = 0; i < index.length; i++) {
+            long ix = index[i];
+            if (ix < 0 || ix >= shape[i]) {
+                throw outOfBounds(index, shape, i);
+            }
+            a += ix * strides[i];
+        }
+        return a;
+    }
+
+    @Override
+    void forEachLocation(LongConsumer visitor) {
+        checkAccessible();
+        int nd = shape.length;
+        if (size() == 0) {
+            return;
+        }
+        if (nd == 0) {
+            visitor.accept(address);
+            return;
+        }
+        long[] idx = new long[nd];
+        int last = nd - 1;
+        long n = shape[last];
+        long step = strides[last];
+        long base = address;
+        while (true) {
+            long a = base;
+            for (long i = 0; i < n; i++, a += step) {
+                visitor.accept(a);
+            }
+            int ax = last - 1;
+            while (ax >= 0) {
+                idx[ax]++;
+                base += strides[ax];
+                if (idx[ax] < shape[ax]) {
+                    break;
+                }
+                base -= strides[ax] * shape[ax];
+                idx[ax] = 0;
+                ax--;
+            }
+            if (ax < 0) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    byte readByte(long loc) {
+        return UnsafeApi.getByte(loc);
+    }
+
+    @Override
+    short readShort(long loc) {
+        return UnsafeApi.getShort(loc);
+    }
+
+    @Override
+    int readInt(long loc) {
+        return UnsafeApi.getInt(loc);
+    }
+
+    @Override
+    long readLong(long loc) {
+        return UnsafeApi.getLong(loc);
+    }
+
+    @Override
+    float readFloat(long loc) {
+        return UnsafeApi.getFloat(loc);
+    }
+
+    @Override
+    double readDouble(long loc) {
+        return UnsafeApi.getDouble(loc);
+    }
+
+    @Override
+    void writeByte(long loc, byte v) {
+        UnsafeApi.putByte(loc, v);
+    }
+
+    @Override
+    void writeShort(long loc, short v) {
+        UnsafeApi.putShort(loc, v);
+    }
+
+    @Override
+    void writeInt(long loc, int v) {
+        UnsafeApi.putInt(loc, v);
+    }
+
+    @Override
+    void writeLong(long loc, long v) {
+        UnsafeApi.putLong(loc, v);
+    }
+
+    @Override
+    void writeFloat(long loc, float v) {
+        UnsafeApi.putFloat(loc, v);
+    }
+
+    @Override
+    void writeDouble(long loc, double v) {
+        UnsafeApi.putDouble(loc, v);
+    }
+
+    // ---- bulk fast paths: one memcpy when the view is contiguous and the types match ----
+
+    @Override
+    public double[] toDoubleArray() {
+        if (dtype == DType.FLOAT64 && isContiguous()) {
+            double[] out = new double[checkedLength()];
+            copyOut(out, double[].class);
+            return out;
+        }
+        return super.toDoubleArray();
+    }
+
+    @Override
+    public float[] toFloatArray() {
+        if (dtype == DType.FLOAT32 && isContiguous()) {
+            float[] out = new float[checkedLength()];
+            copyOut(out, float[].class);
+            return out;
+        }
+        return super.toFloatArray();
+    }
+
+    @Override
+    public long[] toLongArray() {
+        if (dtype == DType.INT64 && isContiguous()) {
+            long[] out = new long[checkedLength()];
+            copyOut(out, long[].class);
+            return out;
+        }
+        return super.toLongArray();
+    }
+
+    @Override
+    public int[] toIntArray() {
+        if (dtype == DType.INT32 && isContiguous()) {
+            int[] out = new int[checkedLength()];
+            copyOut(out, int[].class);
+            return out;
+        }
+        return super.toIntArray();
+    }
+
+    @Override
+    public short[] toShortArray() {
+        if (dtype == DType.INT16 && isContiguous()) {
+            short[] out = new short[checkedLength()];
+            copyOut(out, short[].class);
+            return out;
+        }
+        return super.toShortArray();
+    }
+
+    @Override
+    public byte[] toByteArray() {
+        if ((dtype == DType.INT8 || dtype == DType.UINT8) && isContiguous()) {
+            byte[] out = new byte[checkedLength()];
+            copyOut(out, byte[].class);
+            return out;
+        }
+        return super.toByteArray();
+    }
+
+    @Override
+    public void copyFrom(double[] src) {
+        if (dtype == DType.FLOAT64 && isContiguous()) {
+            checkLength(src.length);
+            copyIn(src, double[].class);
+        } else {
+            super.copyFrom(src);
+        }
+    }
+
+    @Override
+    public void copyFrom(float[] src) {
+        if (dtype == DType.FLOAT32 && isContiguous()) {
+            checkLength(src.length);
+            copyIn(src, float[].class);
+        } else {
+            super.copyFrom(src);
+        }
+    }
+
+    @Override
+    public void copyFrom(long[] src) {
+        if (dtype == DType.INT64 && isContiguous()) {
+            checkLength(src.length);
+            copyIn(src, long[].class);
+        } else {
+            super.copyFrom(src);
+        }
+    }
+
+    @Override
+    public void copyFrom(int[] src) {
+        if (dtype == DType.INT32 && isContiguous()) {
+            checkLength(src.length);
+            copyIn(src, int[].class);
+        } else {
+            super.copyFrom(src);
+        }
+    }
+
+    @Override
+    public void copyFrom(short[] src) {
+        if (dtype == DType.INT16 && isContiguous()) {
+            checkLength(src.length);
+            copyIn(src, short[].class);
+        } else {
+            super.copyFrom(src);
+        }
+    }
+
+    @Override
+    public void copyFrom(byte[] src) {
+        if ((dtype == DType.INT8 || dtype == DType.UINT8) && isContiguous()) {
+            checkLength(src.length);
+            copyIn(src, byte[].class);
+        } else {
+            super.copyFrom(src);
+        }
+    }
+
+    @Override
+    public double sum() {
+        if (dtype == DType.FLOAT64 && isContiguous()) {
+            checkAccessible();
+            double s = 0;
+            long end = address + byteSize();
+            for (long a = address; a < end; a += 8) {
+                s += UnsafeApi.getDouble(a);
+            }
+            return s;
+        }
+        return super.sum();
+    }
+
+    private void copyOut(Object array, Class<?> type) {
+        UnsafeApi.copyMemory(null, address, array, UnsafeApi.arrayBaseOffset(type), byteSize());
+    }
+
+    private void copyIn(Object array, Class<?> type) {
+        UnsafeApi.copyMemory(array, UnsafeApi.arrayBaseOffset(type), null, address, byteSize());
+    }
+
+    /** Copies a heap array of the matching Java type in (used by copyOf and HeapArray.toShared). */
+    void copyRawFrom(Object data) {
+        if (data instanceof double[]) {
+            copyFrom((double[]) data);
+        } else if (data instanceof float[]) {
+            copyFrom((float[]) data);
+        } else if (data instanceof long[]) {
+            copyFrom((long[]) data);
+        } else if (data instanceof int[]) {
+            copyFrom((int[]) data);
+        } else if (data instanceof short[]) {
+            copyFrom((short[]) data);
+        } else {
+            copyFrom((byte[]) data);
+        }
+    }
+
+    // ---- builder ----
+
+    /** Options for a new array. */
+    public static final class Builder {
+        private final DType dtype;
+        private final long[] shape;
+        private Backing backing;
+        private Path folder;
+
+        private Builder(DType dtype, long[] shape) {
+            this.dtype = Objects.requireNonNull(dtype, "dtype");
+            this.shape = shape.clone();
+        }
+
+        /**
+         * @param backing how to map the file; default AGRONA up to 2 GiB, MAPPED_FILE above
+         * @return this builder
+         */
+        public Builder backing(Backing backing) {
+            this.backing = backing;
+            return this;
+        }
+
+        /**
+         * @param root the root folder (the array goes into {@code root/sharray-<user>/<owner>/}); default
+         *     {@code SHARRAY_TEMP_FOLDER}, else {@code /dev/shm} when it has room, else {@code java.io.tmpdir}
+         * @return this builder
+         */
+        public Builder folder(Path root) {
+            this.folder = root;
+            return this;
+        }
+
+        /**
+         * Creates the zero-filled array; its file is preallocated so a full filesystem fails here, never
+         * later as a crash.
+         *
+         * @return the array; release it when done
+         */
+        public SharedArray create() {
+            Shapes.checkShape(shape, dtype);
+            Reaper.onFirstUse();
+            byte[] header = NpyHeader.encode(dtype, shape);
+            // A page multiple: Chronicle maps whole pages and would grow the file itself; NumPy ignores the tail.
+            long fileLength = (header.length + Shapes.size(shape) * dtype.byteSize() + PAGE - 1) / PAGE * PAGE;
+            Backing chosen = backing != null ? backing
+                : fileLength <= AgronaMapping.MAX_LENGTH ? Backing.AGRONA : Backing.MAPPED_FILE;
+            if (chosen == Backing.AGRONA && fileLength > AgronaMapping.MAX_LENGTH) {
+                throw new IllegalArgumentException("the AGRONA backing maps at most 2 GiB; this array needs "
+                    + fileLength + " bytes: use Backing.MAPPED_FILE");
+            }
+            Path dir = TempFolders.ownerFolder(TempFolders.selectRoot(folder, fileLength + RefCountFile.FILE_SIZE));
+            long free = TempFolders.usableSpace(dir);
+            if (free < fileLength + RefCountFile.FILE_SIZE) {
+                throw new InsufficientSpaceException(dir, fileLength + RefCountFile.FILE_SIZE, free);
+            }
+            String base = "a" + SEQUENCE.incrementAndGet() + "-" + TempFolders.randomHex();
+            Path data = dir.resolve(base + ".npy");
+            Path ref = dir.resolve(base + ".ref");
+            RefCountFile refs = null;
+            Mapping mapping = null;
+            try {
+                TempFolders.createFile(data);
+                try (RandomAccessFile raf = new RandomAccessFile(data.toFile(), "rw")) {
+                    raf.write(header);
+                    raf.setLength(fileLength);
+                }
+                int err = Posix.fallocate(data.toString(), fileLength);
+                if (err == Posix.ENOSPC) {
+                    throw new InsufficientSpaceException(dir, fileLength, TempFolders.usableSpace(dir));
+                }
+                TempFolders.createFile(ref);
+                refs = RefCountFile.create(ref);
+                mapping = Mapping.map(data, fileLength, chosen);
+                NpyHeader h = new NpyHeader(dtype, false, shape.clone(), header.length);
+                Segment seg = Segments.register(data, mapping, h, refs);
+                return new SharedArray(seg, dtype, shape.clone(), Shapes.cStrides(shape, dtype.byteSize()), header.length);
+            } catch (IOException | RuntimeException e) {
+                if (mapping != null) {
+                    mapping.unmap();
+                }
+                if (refs != null) {
+                    refs.unmap();
+                }
+                deleteQuietly(data);
+                deleteQuietly(ref);
+                if (e instanceof IOException) {
+                    if (TempFolders.usableSpace(dir) < fileLength) {
+                        throw new InsufficientSpaceException(dir, fileLength, TempFolders.usableSpace(dir));
+                    }
+                    throw new UncheckedIOException("cannot create an array in " + dir + ": " + e.getMessage(), (IOException) e);
+                }
+                throw (RuntimeException) e;
+            }
+        }
+
+        private static void deleteQuietly(Path p) {
+            try {
+                Files.deleteIfExists(p);
+            } catch (IOException ignored) {
+                // best effort while failing
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package dev.sharray;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArraySet;
+
+/** Process-level operations on shared arrays: the reaper, listing, folders and leak reports. */
+public final class SharedArrays {
+    private static final Set<Path> ALLOWED = new CopyOnWriteArraySet<>();
+
+    static {
+        String allowed = System.getProperty("sharray.allowedFolders", System.getenv("SHARRAY_ALLOWED_FOLDERS"));
+        if (allowed != null) {
+            for (String p : allowed.split(java.io.File.pathSeparator)) {
+                if (!p.isBlank()) {
+                    allowFolder(Path.of(p));
+                }
+            }
+        }
+    }
+
+    private SharedArrays() {
+    }
+
+    /**
+     * Removes what dead processes left behind: their references in refcount files (deleting arrays no live
+     * process holds) and their folders. Never touches a live process's folder or an array a live process
+     * holds. Runs automatically once per process on first use.
+     *
+     * @return what was freed
+     */
+    public static ReapReport reap() {
+        return Reaper.reap();
+    }
+
+    /**
+     * The live arrays in the sharray folders of this user under every known root.
+     *
+     * @return one entry per array file, with holders per pid
+     */
+    public static List<ArrayInfo> list() {
+        List<ArrayInfo> result = new ArrayList<>();
+        for (Path root : TempFolders.knownRoots()) {
+            Path userDir = root.resolve(TempFolders.userFolderName());
+            if (!Files.isDirectory(userDir)) {
+                continue;
+            }
+            try (DirectoryStream<Path> owners = Files.newDirectoryStream(userDir)) {
+                for (Path folder : owners) {
+                    long[] owner = TempFolders.parseOwner(folder.getFileName().toString());
+                    if (owner == null) {
+                        continue;
+                    }
+                    boolean alive = ProcessIdentity.isAlive(owner[0], owner[1]);
+                    try (DirectoryStream<Path> refs = Files.newDirectoryStream(folder, "*.ref")) {
+                        for (Path ref : refs) {
+                            ArrayInfo info = describe(ref, owner[0], alive);
+                            if (info != null) {
+                                result.add(info);
+                            }
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                // a folder vanished while listing; skip it
+            }
+        }
+        return result;
+    }
+
+    private static ArrayInfo describe(Path refPath, long ownerPid, boolean ownerAlive) {
+        String name = refPath.getFileName().toString();
+        Path data = refPath.resolveSibling(name.substring(0, name.length() - 4) + ".npy");
+        RefCountFile refs;
+        try {
+            refs = RefCountFile.open(refPath);
+        } catch (RuntimeException e) {
+            return null;
+        }
+        try {
+            if (refs.state() != RefCountFile.LIVE) {
+                return null;
+            }
+            NpyHeader h = Segments.readHeader(data);
+            Map<Long, Long> holders = refs.holders();
+            return new ArrayInfo(data, h.dtype, h.shape, Files.size(data), holders, ownerPid, ownerAlive);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        } finally {
+            refs.unmap();
+        }
+    }
+
+    /**
+     * This process's own folder under the default root, created (mode 0700) on first use. Other
+     * components put their private files here (mode 0600) so the reaper cleans them after a crash.
+     *
+     * @return the folder
+     */
+    public static Path processFolder() {
+        return TempFolders.ownerFolder(TempFolders.selectRoot(null, 0));
+    }
+
+    /**
+     * This process's own folder under {@code root}, created on first use.
+     *
+     * @param root a root folder
+     * @return the folder
+     */
+    public static Path processFolder(Path root) {
+        return TempFolders.ownerFolder(TempFolders.selectRoot(root, 0));
+    }
+
+    /**
+     * Lets {@link SharedArray#open(Descriptor)} map {@code .npy} files under {@code folder} (for example
+     * files shared with {@link SharedArray#openNpy}); by default only sharray's own folders are allowed.
+     * Also settable with {@code -Dsharray.allowedFolders} or {@code SHARRAY_ALLOWED_FOLDERS}.
+     *
+     * @param folder a folder whose files descriptors may name
+     */
+    public static void allowFolder(Path folder) {
+        try {
+            ALLOWED.add(folder.toRealPath());
+        } catch (IOException e) {
+            ALLOWED.add(folder.toAbsolutePath().normalize());
+        }
+    }
+
+    static boolean isAllowedFolder(Path realFile) {
+        for (Path p : ALLOWED) {
+            if (realFile.startsWith(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the folders allowed with {@link #allowFolder(Path)} */
+    public static Set<Path> allowedFolders() {
+        return Set.copyOf(ALLOWED);
+    }
+
+    /**
+     * @return how many unreleased, unreachable handles this process has reported so far
+     */
+    public static long leaksReported() {
+        return LeakDetector.leaksReported();
+    }
+
+    /**
+     * @param level how to track handles from now on
+     */
+    public static void setLeakDetection(LeakDetection level) {
+        LeakDetector.level(level);
+    }
+
+    /** @return the current leak detection level */
+    public static LeakDetection leakDetection() {
+        return LeakDetector.level();
+    }
+
+    /**
+     * References this process holds on the array behind {@code array} (all handles on the same file).
+     *
+     * @param array any handle on the array
+     * @return the count in this process
+     */
+    public static long localReferences(SharedArray array) {
+        return array.segmentReferences();
+    }
+}

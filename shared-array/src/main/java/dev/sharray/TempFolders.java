@@ -1,0 +1,176 @@
+package dev.sharray;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Where arrays live: {@code <root>/sharray-<user>/<host>-<pid>-<startMillis>-<random>/}, one folder per
+ * owning process (mode 0700, files 0600). Root: explicit option, else {@code SHARRAY_TEMP_FOLDER} (or the
+ * system property {@code sharray.tempFolder}), else {@code /dev/shm} when it has room for this array,
+ * else {@code java.io.tmpdir}.
+ */
+final class TempFolders {
+    static final Set<PosixFilePermission> DIR_MODE = PosixFilePermissions.fromString("rwx------");
+    static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-------");
+    static final Path DEV_SHM = Path.of("/dev/shm");
+    /** Owner folder names: host, pid, start millis, random. */
+    static final Pattern OWNER_FOLDER = Pattern.compile("(.+)-(\\d+)-(\\d+)-([0-9a-f]{8})");
+    /** Keep this much free on /dev/shm beyond the array before choosing it. */
+    private static final long SHM_HEADROOM = 64L << 20;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final String HOST = hostName();
+    private static final Map<Path, Path> OWNER_FOLDERS = new ConcurrentHashMap<>();
+
+    private TempFolders() {
+    }
+
+    static String userFolderName() {
+        return "sharray-" + System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+
+    private static String hostName() {
+        String h = System.getenv("HOSTNAME");
+        if (h == null || h.isBlank()) {
+            try {
+                h = InetAddress.getLocalHost().getHostName();
+            } catch (IOException e) {
+                h = "localhost";
+            }
+        }
+        return h.replaceAll("[^A-Za-z0-9.]", "_");
+    }
+
+    static String randomHex() {
+        return String.format("%08x", RANDOM.nextInt());
+    }
+
+    /** The configured root, if any: {@code SHARRAY_TEMP_FOLDER} or {@code -Dsharray.tempFolder}. */
+    static Path configuredRoot() {
+        String p = System.getProperty("sharray.tempFolder");
+        if (p == null || p.isBlank()) {
+            p = System.getenv("SHARRAY_TEMP_FOLDER");
+        }
+        return p == null || p.isBlank() ? null : Path.of(p).toAbsolutePath();
+    }
+
+    /** Chooses the root for an array of {@code bytes}, checked per array. */
+    static Path selectRoot(Path explicit, long bytes) {
+        if (explicit != null) {
+            return explicit.toAbsolutePath();
+        }
+        Path configured = configuredRoot();
+        if (configured != null) {
+            return configured;
+        }
+        if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM) && usableSpace(DEV_SHM) >= bytes + SHM_HEADROOM) {
+            return DEV_SHM;
+        }
+        return Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+    }
+
+    /** Every root this process might have used or that others commonly use, for the reaper and ls. */
+    static List<Path> knownRoots() {
+        Set<Path> roots = new LinkedHashSet<>();
+        Path configured = configuredRoot();
+        if (configured != null) {
+            roots.add(configured);
+        }
+        roots.add(DEV_SHM);
+        roots.add(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath());
+        roots.addAll(OWNER_FOLDERS.keySet());
+        List<Path> result = new ArrayList<>();
+        for (Path r : roots) {
+            if (Files.isDirectory(r)) {
+                result.add(r);
+            }
+        }
+        return result;
+    }
+
+    static long usableSpace(Path dir) {
+        try {
+            return Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** This process's folder under {@code root}, created (0700) on first use. */
+    static Path ownerFolder(Path root) {
+        return OWNER_FOLDERS.computeIfAbsent(root.toAbsolutePath(), TempFolders::createOwnerFolder);
+    }
+
+    static Map<Path, Path> ownerFolders() {
+        return OWNER_FOLDERS;
+    }
+
+    private static Path createOwnerFolder(Path root) {
+        Path userDir = root.resolve(userFolderName());
+        try {
+            Files.createDirectories(root);
+            try {
+                Files.createDirectory(userDir, PosixFilePermissions.asFileAttribute(DIR_MODE));
+            } catch (FileAlreadyExistsException e) {
+                // shared by this user's processes
+            }
+            Files.setPosixFilePermissions(userDir, DIR_MODE);
+            Path folder = userDir.resolve(HOST + "-" + ProcessIdentity.PID + "-" + ProcessIdentity.START_MILLIS + "-" + randomHex());
+            Files.createDirectory(folder, PosixFilePermissions.asFileAttribute(DIR_MODE));
+            Files.setPosixFilePermissions(folder, DIR_MODE); // umask may have narrowed it further; make it exact
+            return folder;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the sharray folder under " + root + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Creates an empty file with mode 0600. */
+    static void createFile(Path file) throws IOException {
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(FILE_MODE));
+        Files.setPosixFilePermissions(file, FILE_MODE);
+    }
+
+    /**
+     * Parses an owner folder name.
+     *
+     * @return {pid, startMillis}, or null when the name is not an owner folder
+     */
+    static long[] parseOwner(String folderName) {
+        Matcher m = OWNER_FOLDER.matcher(folderName);
+        if (!m.matches()) {
+            return null;
+        }
+        try {
+            return new long[] {Long.parseLong(m.group(2)), Long.parseLong(m.group(3))};
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /**
+     * True when {@code file} (resolved through symlinks) lies directly in an owner folder of this user:
+     * {@code .../sharray-<user>/<owner>/<name>.npy}. Descriptors may only map such files.
+     */
+    static boolean isSharrayDataFile(Path realFile) {
+        Path owner = realFile.getParent();
+        Path user = owner == null ? null : owner.getParent();
+        return user != null && realFile.getFileName().toString().endsWith(".npy")
+            && user.getFileName() != null && user.getFileName().toString().equals(userFolderName())
+            && parseOwner(owner.getFileName().toString()) != null;
+    }
+}
