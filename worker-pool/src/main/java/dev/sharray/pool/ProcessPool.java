@@ -1,6 +1,10 @@
 package dev.sharray.pool;
 
+import dev.sharray.SharedArray;
+import dev.sharray.SharedArrays;
 import dev.sharray.reducers.ArraySharing;
+import dev.sharray.reducers.OpenedArrays;
+import dev.sharray.reducers.SharingSession;
 import dev.sharray.reducers.MalformedDataException;
 import dev.sharray.reducers.Reducer;
 import dev.sharray.reducers.Reducers;
@@ -63,7 +67,6 @@ public final class ProcessPool implements AutoCloseable {
 
     private final Config config;
     private final Path folder;
-    private final boolean ownsFolder;
     private final String name;
     private final WorkerLauncher launcher;
     private final AtomicInteger workerSeq = new AtomicInteger();
@@ -76,6 +79,8 @@ public final class ProcessPool implements AutoCloseable {
     /** Guards reading the result rings and the {@link #workers} array's membership. */
     private final ReentrantLock pumpLock = new ReentrantLock();
     private final ValueReader resultReader;
+    /** Arrays opened while decoding the current result (pump lock held). */
+    private final OpenedArrays resultArrays = new OpenedArrays();
     private final ExecutorService supervisor;
     private final Thread receiver;
     private final ThreadLocal<Encoder> encoders;
@@ -89,15 +94,8 @@ public final class ProcessPool implements AutoCloseable {
         this.config = config;
         this.name = "sharray-pool-" + POOL_SEQ.incrementAndGet();
         try {
-            if (config.tempFolder != null) {
-                folder = Files.createDirectories(config.tempFolder);
-                ownsFolder = false;
-            } else {
-                folder = Files.createTempDirectory("sharray-pool-" + ProcessHandle.current().pid() + "-",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-                ownsFolder = true;
-            }
-            launcher = new WorkerLauncher(folder.resolve(name + ".args"), config.heapSize, config.jvmOptions,
+            folder = config.tempFolder != null ? SharedArrays.processFolder(config.tempFolder) : SharedArrays.processFolder();
+            launcher = new WorkerLauncher(folder.resolve(name + ".args"), config.heapSize, config.maxBytes, config.jvmOptions,
                 config.reducers.registered().stream().map(r -> r.getClass().getName()).toList());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the pool's temp folder", e);
@@ -246,13 +244,13 @@ public final class ProcessPool implements AutoCloseable {
     @SuppressWarnings("unchecked")
     public <T, R> CompletableFuture<R> submit(RemoteFunction<T, R> fn, T arg, Duration timeout) {
         Objects.requireNonNull(fn, "fn");
-        final Sharing sharing = newSharing();
+        final SharingSession sharing = newSharing();
         final Task task;
         try {
             final FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
-            task = newTask(encoded, arg, timeout, new Task.Batch(1, sharing.releaser()), sharing);
+            task = newTask(encoded, arg, timeout, new Task.Batch(1, sharing::close), sharing);
         } catch (RuntimeException e) {
-            sharing.releaser().run();
+            sharing.close();
             throw e;
         }
         enqueue(task);
@@ -278,16 +276,16 @@ public final class ProcessPool implements AutoCloseable {
         if (args.isEmpty()) {
             return new ArrayList<>();
         }
-        final Sharing sharing = newSharing();
+        final SharingSession sharing = newSharing();
         final List<Task> tasks = new ArrayList<>(args.size());
         try {
             final FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
-            final Task.Batch batch = new Task.Batch(args.size(), sharing.releaser());
+            final Task.Batch batch = new Task.Batch(args.size(), sharing::close);
             for (T arg : args) {
                 tasks.add(newTask(encoded, arg, config.taskTimeout, batch, sharing));
             }
         } catch (RuntimeException e) {
-            sharing.releaser().run();
+            sharing.close();
             throw e;
         }
         for (Task t : tasks) {
@@ -316,14 +314,45 @@ public final class ProcessPool implements AutoCloseable {
         return results;
     }
 
-    private Task newTask(FunctionCodec.Encoded fn, Object arg, Duration timeout, Task.Batch batch, Sharing sharing) {
+    /**
+     * Splits {@code array} into views of {@code rowsPerChunk} rows along axis 0 and runs {@code fn} on
+     * each view in parallel. Workers map the same memory: what {@code fn} writes into its view is in
+     * {@code array} when this returns. The views are released when this returns.
+     *
+     * @param array        the array (any view with at least one dimension)
+     * @param rowsPerChunk rows per chunk, at least 1; the last chunk may be shorter
+     * @param fn           the function run on each chunk
+     * @param <R>          result type
+     * @return one result per chunk, in row order
+     */
+    public <R> List<R> mapChunks(SharedArray array, long rowsPerChunk, RemoteFunction<SharedArray, R> fn) {
+        Objects.requireNonNull(array, "array");
+        if (rowsPerChunk < 1) {
+            throw new IllegalArgumentException("rowsPerChunk must be at least 1, was " + rowsPerChunk);
+        }
+        if (array.ndim() < 1) {
+            throw new IllegalArgumentException("mapChunks needs an array with at least one dimension");
+        }
+        final long rows = array.shape()[0];
+        final List<SharedArray> chunks = new ArrayList<>();
+        try {
+            for (long start = 0; start < rows; start += rowsPerChunk) {
+                chunks.add(array.slice(0, start, Math.min(rows, start + rowsPerChunk), 1));
+            }
+            return map(fn, chunks);
+        } finally {
+            chunks.forEach(SharedArray::release);
+        }
+    }
+
+    private Task newTask(FunctionCodec.Encoded fn, Object arg, Duration timeout, Task.Batch batch, SharingSession sharing) {
         final byte[] argBytes = encoders.get().encode(arg, sharing);
         return new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this), fn, argBytes, timeout, batch);
     }
 
     /** @return the sharing policy of one submit or map call */
-    private Sharing newSharing() {
-        return new Sharing(config.maxBytes);
+    private SharingSession newSharing() {
+        return new SharingSession(config.maxBytes, config.tempFolder);
     }
 
     private void enqueue(Task t) {
@@ -486,13 +515,16 @@ public final class ProcessPool implements AutoCloseable {
             return; // the answer to a task that already timed out
         }
         try {
-            resultReader.wrap(buffer, offset + Protocol.RESULT_HEADER, length - Protocol.RESULT_HEADER, resultOpening());
+            resultReader.wrap(buffer, offset + Protocol.RESULT_HEADER, length - Protocol.RESULT_HEADER, resultArrays);
             if (buffer.getByte(offset + 9) == Protocol.OK) {
                 t.result = resultReader.readValue();
             } else {
                 t.error = RemoteErrors.read(resultReader);
             }
+            // arrays in a result belong to the caller from now on
+            resultArrays.keep();
         } catch (RuntimeException e) {
+            resultArrays.close();
             t.error = e instanceof MalformedDataException ? e : new MalformedDataException("cannot read result: " + e, e);
         }
         t.resultHoldsArrays = buffer.getByte(offset + 10) != 0;
@@ -500,10 +532,6 @@ public final class ProcessPool implements AutoCloseable {
         pushDone(t);
     }
 
-    /** @return how the parent opens arrays in results */
-    private dev.sharray.reducers.ArrayOpening resultOpening() {
-        return null;
-    }
 
     private void pushDone(Task t) {
         t.nextDone = doneHead;
@@ -784,13 +812,6 @@ public final class ProcessPool implements AutoCloseable {
                 finish(t);
             }
             launcher.close();
-            if (ownsFolder) {
-                try {
-                    Files.deleteIfExists(folder);
-                } catch (IOException e) {
-                    config.err.println("[" + name + "] cannot remove " + folder + ": " + e);
-                }
-            }
             stopped = true;
             stopLock.notifyAll();
         }
@@ -835,24 +856,6 @@ public final class ProcessPool implements AutoCloseable {
             final byte[] bytes = new byte[writer.position()];
             buffer.getBytes(0, bytes);
             return bytes;
-        }
-    }
-
-    /** The arrays pinned or copied for one submit or map call. */
-    private static final class Sharing implements ArraySharing {
-        private final long maxBytes;
-
-        Sharing(long maxBytes) {
-            this.maxBytes = maxBytes;
-        }
-
-        @Override
-        public long maxBytes() {
-            return maxBytes;
-        }
-
-        Runnable releaser() {
-            return () -> { };
         }
     }
 

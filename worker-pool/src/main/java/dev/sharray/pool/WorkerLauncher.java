@@ -1,5 +1,7 @@
 package dev.sharray.pool;
 
+import dev.sharray.JvmFlags;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,19 +25,24 @@ final class WorkerLauncher implements AutoCloseable {
      *
      * @param argFile          where to write it (0600)
      * @param heapSize         {@code -Xmx} value, or {@code null} for the JVM default
+     * @param maxBytes         heap arrays in results above this size are shared
      * @param jvmOptions       extra options, appended last so they override ours
      * @param reducerClasses   user reducer classes the workers must instantiate
      * @throws IOException when the file cannot be written
      */
-    WorkerLauncher(Path argFile, String heapSize, List<String> jvmOptions, List<String> reducerClasses) throws IOException {
+    WorkerLauncher(Path argFile, String heapSize, long maxBytes, List<String> jvmOptions, List<String> reducerClasses)
+        throws IOException {
         this.argFile = argFile;
         this.java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
         final String classpath = System.getProperty("java.class.path");
         if (classpath == null || classpath.isEmpty()) {
             throw new IllegalStateException("java.class.path is empty: cannot give workers the parent's classpath");
         }
-        final List<String> args = new ArrayList<>(JvmFlags.forCurrentJdk());
+        final List<String> args = new ArrayList<>(JvmFlags.forCurrentJvm());
         args.add("-Dchronicle.analytics.disable=true");
+        // the parent reaps dead processes' files; a worker doing it again only slows its first task
+        args.add("-Dsharray.reaper.disabled=true");
+        args.add("-D" + WorkerMain.MAX_BYTES_PROPERTY + "=" + maxBytes);
         // workers are short-lived helpers: no hsperfdata file (it would outlive a kill -9 in /tmp),
         // and the serial collector starts fastest
         args.add("-XX:-UsePerfData");

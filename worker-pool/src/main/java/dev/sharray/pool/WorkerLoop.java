@@ -23,7 +23,7 @@ final class WorkerLoop {
     private final ExpandableArrayBuffer out = new ExpandableArrayBuffer(4096);
     private final Int2ObjectHashMap<RemoteFunction<Object, Object>> functions = new Int2ObjectHashMap<>();
     private final Frames.Sink sink = this::onMessage;
-    private final TaskArrays arrays = new TaskArrays();
+    private final TaskArrays arrays;
 
     private boolean stopped;
     private boolean taskReady;
@@ -32,7 +32,8 @@ final class WorkerLoop {
     private Object arg;
     private Throwable decodeError;
 
-    WorkerLoop(RingFile rings, Reducers reducers) {
+    WorkerLoop(RingFile rings, Reducers reducers, long maxBytes) {
+        this.arrays = new TaskArrays(maxBytes);
         this.reader = new Frames.Reader(rings.toWorker());
         this.writer = new Frames.Writer(rings.toParent());
         this.reducers = reducers;

@@ -18,6 +18,8 @@ import java.util.List;
 public final class WorkerMain {
     /** System property naming the user reducer classes to instantiate. */
     public static final String REDUCERS_PROPERTY = "sharray.pool.reducers";
+    /** System property: heap arrays in results above this size are shared instead of sent inline. */
+    public static final String MAX_BYTES_PROPERTY = "sharray.pool.maxBytes";
 
     private WorkerMain() {
     }
@@ -36,7 +38,7 @@ public final class WorkerMain {
         ParentWatch.start(Long.parseLong(args[2]));
         final Reducers reducers = reducersFromProperty();
         try (RingFile rings = RingFile.open(Path.of(args[0]))) {
-            new WorkerLoop(rings, reducers).run();
+            new WorkerLoop(rings, reducers, Long.getLong(MAX_BYTES_PROPERTY, 1 << 20)).run();
         }
     }
 
