@@ -132,7 +132,10 @@ final class FunctionCodec {
             throw new MalformedDataException("function rejected: " + (filter.rejected != null
                 ? "class " + filter.rejected + " may not be deserialized (only RemoteFunction implementations and lambdas cross; values go through the reducers)"
                 : e.getMessage()), e);
-        } catch (IOException | ClassNotFoundException | ClassCastException | IllegalStateException e) {
+        } catch (MalformedDataException e) {
+            throw e;
+        } catch (IOException | ClassNotFoundException | RuntimeException | LinkageError e) {
+            // corrupt bytes can make the JDK's own readResolve code fail in any way: all of it means "corrupt"
             throw new MalformedDataException("corrupt function bytes: " + e, e);
         }
     }

@@ -56,7 +56,7 @@ final class ParentWatch {
     private static void exit(String why) {
         final Thread halt = new Thread(() -> {
             try {
-                Thread.sleep(1000);
+                Thread.sleep(Long.getLong("sharray.pool.haltMillis", 1000));
             } catch (InterruptedException ignored) {
                 // halt now
             }

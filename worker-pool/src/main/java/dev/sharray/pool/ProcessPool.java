@@ -314,6 +314,13 @@ public final class ProcessPool implements AutoCloseable {
         return results;
     }
 
+    /** Test hook: sends pre-encoded (possibly hostile) function and argument bytes as a task. */
+    CompletableFuture<Object> submitEncoded(FunctionCodec.Encoded fn, byte[] arg) {
+        final Task t = new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this), fn, arg, null, new Task.Batch(1, null));
+        enqueue(t);
+        return t.future;
+    }
+
     /**
      * Splits {@code array} into views of {@code rowsPerChunk} rows along axis 0 and runs {@code fn} on
      * each view in parallel. Workers map the same memory: what {@code fn} writes into its view is in
