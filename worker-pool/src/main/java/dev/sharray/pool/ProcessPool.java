@@ -575,13 +575,16 @@ public final class ProcessPool implements AutoCloseable {
             t.worker.sendControl(Protocol.RELEASE, t.id);
         }
         t.batch.taskDone();
+        // uncount before completing: a caller woken by the completion then sees an idle pool and does
+        // not wake the result thread for nothing
+        inFlight.decrementAndGet();
+        final Object result = t.result;
+        t.result = null;
         if (t.error != null) {
             t.future.completeExceptionally(t.error);
         } else {
-            t.future.complete(t.result);
+            t.future.complete(result);
         }
-        t.result = null;
-        inFlight.decrementAndGet();
     }
 
     private void finishUnsent(Task t) {
