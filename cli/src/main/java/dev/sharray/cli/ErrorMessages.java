@@ -1,6 +1,8 @@
 package dev.sharray.cli;
 
 import dev.sharray.InsufficientSpaceException;
+import dev.sharray.pool.RemoteTaskException;
+import dev.sharray.pool.WorkerCrashedException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
@@ -43,6 +45,12 @@ final class ErrorMessages {
                 + Sizes.format(ise.freeBytes()) + " free";
         } else if (e instanceof IOException) {
             msg = "I/O error: " + e.getMessage();
+        } else if (e instanceof RemoteTaskException rt) {
+            String cls = rt.remoteClassName();
+            msg = "a worker failed: " + cls.substring(cls.lastIndexOf('.') + 1)
+                + (rt.remoteMessage() != null ? ": " + rt.remoteMessage() : "");
+        } else if (e instanceof WorkerCrashedException wc) {
+            msg = "a worker JVM crashed: " + wc.getMessage();
         } else if (e instanceof OutOfMemoryError) {
             msg = "out of memory (" + e.getMessage() + "); try a smaller size or fewer workers";
         } else {

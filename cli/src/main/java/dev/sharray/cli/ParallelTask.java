@@ -1,20 +1,15 @@
 package dev.sharray.cli;
 
-import java.io.Serializable;
+import dev.sharray.pool.RemoteFunction;
 
 /**
- * One unit of parallel work. Serializable so the same task can run in a worker JVM: capture only
- * shared arrays, strings and primitives.
+ * One unit of parallel work. It is a {@link RemoteFunction}, so the same task runs on threads in this JVM
+ * or in a worker JVM of the pool: tasks given to a pool-backed {@link Parallel} must capture only shared
+ * arrays, records, strings, primitives and enums (no buffers, channels or {@code this}).
  *
  * @param <T> argument type
  * @param <R> result type
  */
 @FunctionalInterface
-public interface ParallelTask<T, R> extends Serializable {
-    /**
-     * @param arg the argument
-     * @return the result
-     * @throws Exception anything; it fails the whole run
-     */
-    R apply(T arg) throws Exception;
+public interface ParallelTask<T, R> extends RemoteFunction<T, R> {
 }

@@ -1,15 +1,42 @@
 package dev.sharray.cli;
 
-/** Chooses the {@link Parallel} implementation: the one place to switch between threads and worker JVMs. */
+import java.util.Locale;
+
+/**
+ * Chooses the {@link Parallel} implementation: the one place to switch between worker JVMs and threads.
+ * {@link #create(int)} gives the worker pool (set {@code SHARRAY_PARALLEL=threads} to run the same tasks on
+ * threads instead); {@link #local(int)} gives threads for tasks that hold process-local state (buffers,
+ * channels) such as checksumming and writing files.
+ */
 public final class Parallels {
     private Parallels() {
     }
 
     /**
      * @param workers how many tasks run at once, at least 1
-     * @return a parallel runner; close it when done
+     * @return a pool of worker JVMs (or threads when {@code SHARRAY_PARALLEL=threads}); close it when done
      */
     public static Parallel create(int workers) {
+        String mode = System.getProperty("sharray.parallel", System.getenv("SHARRAY_PARALLEL"));
+        if (mode != null && mode.toLowerCase(Locale.ROOT).startsWith("thread")) {
+            return local(workers);
+        }
+        return new PoolParallel(Math.max(1, workers));
+    }
+
+    /**
+     * @param workers how many tasks run at once, at least 1
+     * @return what {@link #create(int)} gives, started only when first used; close it when done
+     */
+    public static Parallel lazy(int workers) {
+        return new LazyParallel(Math.max(1, workers), Parallels::create);
+    }
+
+    /**
+     * @param workers how many tasks run at once, at least 1
+     * @return threads in this JVM; close it when done
+     */
+    public static Parallel local(int workers) {
         return new ThreadParallel(Math.max(1, workers));
     }
 

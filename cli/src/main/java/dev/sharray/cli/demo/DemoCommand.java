@@ -30,12 +30,15 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         long bytes = DemoSizer.fit(size);
+        long t0 = System.nanoTime();
         try (Parallel parallel = Parallels.create(workers.workers())) {
+            DemoStep start = new DemoStep("start " + parallel.describe(), 0, (System.nanoTime() - t0) / 1e9, -1);
             StripeLayout layout = StripeLayout.plan(bytes, 10, 4, parallel.workers());
             Ui.info(String.format(Locale.ROOT, "demo: %s FLOAT64 array (%d elements), %d stripes of RS(10,4) with %s shards, %s",
                 Sizes.format(layout.dataBytes()), layout.elements(), layout.stripes(), Sizes.format(layout.shardLength()),
                 parallel.describe()));
-            List<DemoStep> steps = new DemoRun(layout, parallel).run();
+            List<DemoStep> steps = new java.util.ArrayList<>(List.of(start));
+            steps.addAll(new DemoRun(layout, parallel).run());
             print(steps, parallel, Ui.out());
         }
         return 0;
@@ -46,7 +49,7 @@ public final class DemoCommand implements Callable<Integer> {
         double total = 0;
         long copy = 0;
         for (DemoStep s : steps) {
-            t.row(s.name(), Sizes.format(s.bytes()), String.format(Locale.ROOT, "%.3f s", s.seconds()),
+            t.row(s.name(), s.bytes() == 0 ? "-" : Sizes.format(s.bytes()), String.format(Locale.ROOT, "%.3f s", s.seconds()),
                 Sizes.rate(s.bytes(), s.seconds()), s.copyHandoff() < 0 ? "-" : Sizes.format(s.copyHandoff()));
             total += s.seconds();
             copy += Math.max(0, s.copyHandoff());

@@ -1,6 +1,5 @@
 package dev.sharray.cli.demo;
 
-import java.io.Serializable;
 
 /**
  * How the demo array is cut into RS(k, m) stripes: {@code stripes} groups of k data shards of
@@ -12,7 +11,7 @@ import java.io.Serializable;
  * @param stripes     number of stripes
  * @param shardLength bytes per shard, a multiple of 64
  */
-record StripeLayout(int k, int m, int stripes, long shardLength) implements Serializable {
+public record StripeLayout(int k, int m, int stripes, long shardLength) {
     private static final long TARGET_STRIPE = 16L << 20;
 
     /**
@@ -22,7 +21,7 @@ record StripeLayout(int k, int m, int stripes, long shardLength) implements Seri
      * @param workers workers, so that there are enough stripes to balance
      * @return a layout covering at least {@code bytes}
      */
-    static StripeLayout plan(long bytes, int k, int m, int workers) {
+    public static StripeLayout plan(long bytes, int k, int m, int workers) {
         long g = Math.max(4L * workers, (bytes + TARGET_STRIPE - 1) / TARGET_STRIPE);
         long s = (bytes + g * k - 1) / (g * k);
         s = (s + 63) & ~63L;

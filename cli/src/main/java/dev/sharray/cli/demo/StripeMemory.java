@@ -1,9 +1,8 @@
 package dev.sharray.cli.demo;
 
-import com.sun.jna.Pointer;
 import dev.sharray.SharedArray;
+import dev.sharray.cli.SharedMemory;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /** Direct-buffer views of a stripe's shards straight on shared memory (no copy). */
 final class StripeMemory {
@@ -12,7 +11,7 @@ final class StripeMemory {
 
     /** @return a little-endian direct buffer over {@code len} bytes of {@code a} from byte {@code offset} */
     static ByteBuffer bytes(SharedArray a, long offset, long len) {
-        return new Pointer(a.address()).getByteBuffer(offset, len).order(ByteOrder.LITTLE_ENDIAN);
+        return SharedMemory.bytes(a, offset, len);
     }
 
     /** @return the k + m shard buffers of stripe {@code g} */

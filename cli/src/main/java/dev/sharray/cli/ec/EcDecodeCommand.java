@@ -32,10 +32,10 @@ public final class EcDecodeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Inputs.requireWritableOutput(output, force);
-        try (Parallel parallel = Parallels.create(workers.workers())) {
-            ShardSet set = ShardSet.scan(dir, parallel);
+        try (Parallel compute = Parallels.lazy(workers.workers()); Parallel io = Parallels.local(workers.workers())) {
+            ShardSet set = ShardSet.scan(dir, io);
             int damaged = set.entries().size() - set.intactCount();
-            double secs = FileDecoder.decode(set, output, force, parallel);
+            double secs = FileDecoder.decode(set, output, force, compute, io);
             long len = set.header().originalLength();
             Ui.info(String.format("decoded %s (%s) from %d intact shards%s: %.2f s, %s", output, Sizes.format(len),
                 set.intactCount(), damaged > 0 ? " (" + damaged + " missing or damaged, rebuilt)" : "", secs,

@@ -53,12 +53,13 @@ public final class EcEncodeCommand implements Callable<Integer> {
                 "need k >= 1, m >= 1 and k + m <= " + ErasureCodec.MAX_SHARDS + ", got k=" + k + " m=" + m);
         }
         Path dir = out != null ? out : file.resolveSibling(file.getFileName() + ".shards");
-        try (Parallel parallel = Parallels.create(workers.workers())) {
-            FileEncoder.Result r = FileEncoder.encode(file, dir, k, m, matrix, force, parallel);
+        Inputs.requireReadableFile(file);
+        try (Parallel compute = Parallels.lazy(workers.workers()); Parallel io = Parallels.local(workers.workers())) {
+            FileEncoder.Result r = FileEncoder.encode(file, dir, k, m, matrix, force, compute, io);
             ShardHeader h = r.header();
             Ui.info(String.format("encoded %s (%s) into %d+%d shards of %s in %s: %.2f s, %s on %s", file,
                 Sizes.format(h.originalLength()), k, m, Sizes.format(h.shardLength()), dir, r.seconds(),
-                Sizes.rate(h.originalLength(), r.seconds()), parallel.describe()));
+                Sizes.rate(h.originalLength(), r.seconds()), compute.describe()));
             Ui.out().println(dir);
         }
         return 0;

@@ -24,9 +24,9 @@ public final class EcRepairCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try (Parallel parallel = Parallels.create(workers.workers())) {
-            ShardSet set = ShardSet.scan(dir, parallel);
-            List<Integer> fixed = ShardRepairer.repair(set, parallel);
+        try (Parallel compute = Parallels.lazy(workers.workers()); Parallel io = Parallels.local(workers.workers())) {
+            ShardSet set = ShardSet.scan(dir, io);
+            List<Integer> fixed = ShardRepairer.repair(set, compute, io);
             if (fixed.isEmpty()) {
                 Ui.out().println("all " + set.entries().size() + " shards intact; nothing to repair");
             } else {

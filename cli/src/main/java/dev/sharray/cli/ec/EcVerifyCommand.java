@@ -27,7 +27,7 @@ public final class EcVerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try (Parallel parallel = Parallels.create(workers.workers())) {
+        try (Parallel parallel = Parallels.local(workers.workers())) {
             ShardSet set = ShardSet.scan(dir, parallel);
             print(set, Ui.out());
             return set.intactCount() == set.entries().size() ? 0 : 1;

@@ -18,10 +18,11 @@ public final class FileDecoder {
      * @param set      the scanned set (must be recoverable)
      * @param output   the file to write; written under a temporary name and renamed at the end
      * @param force    replace an existing output
-     * @param parallel runs reconstruction and writing
+     * @param compute  runs the reconstruction (worker JVMs or threads)
+     * @param io       runs checksums and writes (threads in this JVM)
      * @return seconds taken
      */
-    public static double decode(ShardSet set, Path output, boolean force, Parallel parallel) {
+    public static double decode(ShardSet set, Path output, boolean force, Parallel compute, Parallel io) {
         long t0 = System.nanoTime();
         Inputs.requireWritableOutput(output, force);
         set.requireRecoverable();
@@ -30,8 +31,8 @@ public final class FileDecoder {
         long shardLen = h.shardLength();
         try (StagedFiles staged = new StagedFiles()) {
             FileChannel out = staged.create(output);
-            WindowReconstructor.run(set, true, parallel, "decode", (c0, w, shards) ->
-                parallel.map(i -> {
+            WindowReconstructor.run(set, true, compute, "decode", (c0, w, shards) ->
+                io.map(i -> {
                     long pos = i * shardLen + c0;
                     if (pos < length) {
                         int len = (int) Math.min(w, length - pos);

@@ -1,6 +1,9 @@
 package dev.sharray.cli.ec;
 
+import dev.sharray.DType;
+import dev.sharray.SharedArray;
 import dev.sharray.cli.CliException;
+import dev.sharray.cli.SharedMemory;
 import dev.sharray.cli.Parallel;
 import dev.sharray.cli.TaskFailedException;
 import dev.sharray.cli.Progress;
@@ -49,15 +52,18 @@ public final class FileEncoder {
      * @param m        parity shards
      * @param matrix   generator matrix
      * @param force    replace shard files already in {@code outDir}
-     * @param parallel runs the coding and writing
+     * @param compute  runs the coding (worker JVMs or threads)
+     * @param io       runs checksums and writes (threads in this JVM)
      * @return the result
      */
-    public static Result encode(Path input, Path outDir, int k, int m, Matrix matrix, boolean force, Parallel parallel) {
+    public static Result encode(Path input, Path outDir, int k, int m, Matrix matrix, boolean force, Parallel compute,
+                                Parallel io) {
         long t0 = System.nanoTime();
         Inputs.requireReadableFile(input);
         boolean createdDir = prepareDir(outDir, force);
-        ErasureCodec codec = ErasureCodec.builder(k, m).matrix(matrix).build();
+        ErasureCodec.builder(k, m).matrix(matrix); // validates k and m before anything is written
         int n = k + m;
+        boolean done = false;
         try (FileChannel in = FileChannel.open(input, StandardOpenOption.READ); StagedFiles staged = new StagedFiles()) {
             long length = in.size();
             long shardLen = length == 0 ? 0 : (length + k - 1) / k;
@@ -71,7 +77,7 @@ public final class FileEncoder {
             for (int i = 0; i < n; i++) {
                 crcs[i] = new CRC32C();
             }
-            encodeBody(in, length, shardLen, codec, out, crcs, parallel);
+            encodeBody(input, in, length, shardLen, k, m, matrix, out, crcs, compute, io);
             for (int i = 0; i < n; i++) {
                 Io.writeFully(out[i], proto.withIndex(i).withBodyCrc((int) crcs[i].getValue()).toBuffer(), 0);
             }
@@ -79,47 +85,43 @@ public final class FileEncoder {
             if (force) {
                 removeStale(outDir, n);
             }
+            done = true;
             return new Result(outDir, proto, (System.nanoTime() - t0) / 1e9);
         } catch (IOException | TaskFailedException e) {
-            if (createdDir) {
+            throw new CliException("cannot encode " + input + " into " + outDir + ": " + Io.reason(e), e);
+        } finally {
+            if (!done && createdDir) {
                 try {
                     Files.deleteIfExists(outDir);
                 } catch (IOException ignored) {
                     // not empty or gone: leave it
                 }
             }
-            throw new CliException("cannot encode " + input + " into " + outDir + ": " + Io.reason(e), e);
         }
     }
 
-    private static void encodeBody(FileChannel in, long length, long shardLen, ErasureCodec codec, FileChannel[] out,
-                                   CRC32C[] crcs, Parallel parallel) throws IOException {
-        int k = codec.dataShards();
-        int n = codec.totalShards();
+    private static void encodeBody(Path input, FileChannel in, long length, long shardLen, int k, int m, Matrix matrix,
+                                   FileChannel[] out, CRC32C[] crcs, Parallel compute, Parallel io) throws IOException {
+        int n = k + m;
         int window = (int) Math.min(Windows.WINDOW, Math.max(shardLen, 1));
-        ByteBuffer[] parity = new ByteBuffer[n - k];
-        for (int j = 0; j < parity.length; j++) {
-            parity[j] = ByteBuffer.allocateDirect(window);
-        }
-        ByteBuffer pad = ByteBuffer.allocateDirect(window);
-        ByteBuffer zeros = ByteBuffer.allocateDirect(window);
-        try (Progress progress = Progress.start("encode", k * shardLen)) {
+        EncodeJob job = new EncodeJob(input.toAbsolutePath().toString(), length, shardLen, k, m, matrix, window);
+        try (SharedArray parity = SharedArray.create(DType.UINT8, m, window);
+             Progress progress = Progress.start("encode", k * shardLen)) {
+            ByteBuffer pad = ByteBuffer.allocateDirect(window);
+            ByteBuffer zeros = ByteBuffer.allocateDirect(window);
             for (long c0 = 0; c0 < shardLen; c0 += window) {
                 int w = (int) Math.min(window, shardLen - c0);
                 ByteBuffer[] shards = new ByteBuffer[n];
                 List<ByteBuffer> maps = new ArrayList<>();
                 try {
+                    compute.map(part -> WindowCoder.encode(job, parity, part), Windows.split(c0, w, compute.workers()));
                     for (int i = 0; i < k; i++) {
                         shards[i] = dataWindow(in, length, i * shardLen + c0, w, pad, zeros, maps);
                     }
-                    for (int j = 0; j < parity.length; j++) {
-                        shards[k + j] = parity[j].clear().limit(w);
+                    for (int j = 0; j < m; j++) {
+                        shards[k + j] = SharedMemory.bytes(parity, (long) j * window, w);
                     }
-                    parallel.map(part -> {
-                        codec.encode(slices(shards, part));
-                        return null;
-                    }, Windows.split(0, w, parallel.workers()));
-                    parallel.map(i -> {
+                    io.map(i -> {
                         ByteBuffer b = shards[i].duplicate().position(0).limit(w);
                         crcs[i].update(b.duplicate());
                         Io.writeFully(out[i], b, -1);
@@ -131,15 +133,6 @@ public final class FileEncoder {
                 progress.advance((long) k * w);
             }
         }
-    }
-
-    /** Slices {@code [part[0], part[0]+part[1])} of every shard window. */
-    static ByteBuffer[] slices(ByteBuffer[] shards, long[] part) {
-        ByteBuffer[] s = new ByteBuffer[shards.length];
-        for (int i = 0; i < shards.length; i++) {
-            s[i] = shards[i].slice((int) part[0], (int) part[1]);
-        }
-        return s;
     }
 
     /** The window {@code [pos, pos+w)} of the zero-padded input: mapped when inside the file, else padded. */

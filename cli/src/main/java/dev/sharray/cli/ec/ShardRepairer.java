@@ -17,10 +17,11 @@ public final class ShardRepairer {
 
     /**
      * @param set      the scanned set
-     * @param parallel runs reconstruction and writing
+     * @param compute  runs the reconstruction (worker JVMs or threads)
+     * @param io       runs checksums and writes (threads in this JVM)
      * @return the indices rewritten (empty when the set was intact)
      */
-    public static List<Integer> repair(ShardSet set, Parallel parallel) {
+    public static List<Integer> repair(ShardSet set, Parallel compute, Parallel io) {
         set.requireRecoverable();
         ShardHeader h = set.header();
         List<Integer> targets = new ArrayList<>();
@@ -41,8 +42,8 @@ public final class ShardRepairer {
                 out[t].position(ShardHeader.SIZE);
                 crcs[t] = new CRC32C();
             }
-            WindowReconstructor.run(set, false, parallel, "repair", (c0, w, shards) ->
-                parallel.map(t -> {
+            WindowReconstructor.run(set, false, compute, "repair", (c0, w, shards) ->
+                io.map(t -> {
                     ByteBuffer b = shards[t].duplicate().position(0).limit(w);
                     crcs[t].update(b.duplicate());
                     Io.writeFully(out[t], b, -1);

@@ -14,18 +14,18 @@ final class Windows {
     }
 
     /**
-     * @param offset first column of the range
-     * @param length columns in the range
+     * @param c0     first column of the window
+     * @param length columns in the window
      * @param parts  how many pieces at most
-     * @return {@code [start, length]} pairs covering the range, relative to {@code offset}'s window
+     * @return {@code {c0, start, length}} parts covering the window, {@code start} relative to {@code c0}
      */
-    static List<long[]> split(long offset, long length, int parts) {
+    static List<long[]> split(long c0, long length, int parts) {
         List<long[]> out = new ArrayList<>();
         int n = (int) Math.max(1, Math.min(parts, length / MIN_PART));
         long step = (length + n - 1) / n;
         step = (step + 63) & ~63L;
         for (long s = 0; s < length; s += step) {
-            out.add(new long[] {offset + s, Math.min(step, length - s)});
+            out.add(new long[] {c0, s, Math.min(step, length - s)});
         }
         return out;
     }

@@ -1,0 +1,43 @@
+package dev.sharray.cli;
+
+import dev.sharray.pool.ProcessPool;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@link Parallel} on a {@link ProcessPool} of worker JVMs: shared arrays cross as descriptors, never copied. */
+final class PoolParallel implements Parallel {
+    private final ProcessPool pool;
+    private final int workers;
+
+    PoolParallel(int workers) {
+        this.workers = workers;
+        List<String> options = new ArrayList<>();
+        for (String p : new String[] {"sharray.tempFolder", "sharray.leakDetection"}) {
+            String v = System.getProperty(p);
+            if (v != null) {
+                options.add("-D" + p + "=" + v);
+            }
+        }
+        this.pool = ProcessPool.builder().workers(workers).jvmOptions(options.toArray(new String[0])).build();
+    }
+
+    @Override
+    public int workers() {
+        return workers;
+    }
+
+    @Override
+    public String describe() {
+        return workers + (workers == 1 ? " worker JVM" : " worker JVMs");
+    }
+
+    @Override
+    public <T, R> List<R> map(ParallelTask<T, R> task, List<? extends T> args) {
+        return pool.map(task, args);
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+}

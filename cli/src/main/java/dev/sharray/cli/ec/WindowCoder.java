@@ -1,0 +1,109 @@
+package dev.sharray.cli.ec;
+
+import dev.sharray.SharedArray;
+import dev.sharray.cli.SharedMemory;
+import dev.sharray.codec.SharedStripes;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The codec work on one part of a window, as it runs in a worker (JVM or thread): map the files' window
+ * read-only, code into shared memory, unmap. A part is {@code {c0, start, length}}: columns
+ * {@code [c0+start, c0+start+length)} of every shard, at offset {@code start} of the shared window rows.
+ */
+public final class WindowCoder {
+    private WindowCoder() {
+    }
+
+    /**
+     * Computes the parity of one part into the shared parity window.
+     *
+     * @param job    the encoding
+     * @param parity UINT8 (m, window) shared array
+     * @param part   {@code {c0, start, length}}
+     * @return null
+     */
+    public static Void encode(EncodeJob job, SharedArray parity, long[] part) throws IOException {
+        int k = job.k();
+        long col = part[0] + part[1];
+        int len = (int) part[2];
+        ByteBuffer[] shards = new ByteBuffer[k + job.m()];
+        List<ByteBuffer> owned = new ArrayList<>();
+        try (FileChannel in = FileChannel.open(Path.of(job.input()), StandardOpenOption.READ)) {
+            for (int i = 0; i < k; i++) {
+                long pos = i * job.shardLength() + col;
+                ByteBuffer b = pos + len <= job.length() ? Mapped.map(in, pos, len) : padded(in, job.length(), pos, len);
+                owned.add(b);
+                shards[i] = b;
+            }
+            for (int j = 0; j < job.m(); j++) {
+                shards[k + j] = SharedMemory.bytes(parity, j * job.window() + part[1], len);
+            }
+            SharedStripes.codec(k, job.m(), job.matrix()).encode(shards);
+        } finally {
+            owned.forEach(Mapped::unmap);
+        }
+        return null;
+    }
+
+    /**
+     * Rebuilds the non-intact shards of one part into their scratch rows.
+     *
+     * @param job     the reconstruction
+     * @param scratch UINT8 (rows, window) shared array
+     * @param part    {@code {c0, start, length}}
+     * @return null
+     */
+    public static Void reconstruct(ReconstructJob job, SharedArray scratch, long[] part) throws IOException {
+        int n = job.k() + job.m();
+        long col = part[0] + part[1];
+        int len = (int) part[2];
+        ByteBuffer[] shards = new ByteBuffer[n];
+        List<ByteBuffer> maps = new ArrayList<>();
+        List<FileChannel> channels = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                if (job.present()[i]) {
+                    FileChannel ch = FileChannel.open(Path.of(job.paths().get(i)), StandardOpenOption.READ);
+                    channels.add(ch);
+                    ByteBuffer b = Mapped.map(ch, ShardHeader.SIZE + col, len);
+                    maps.add(b);
+                    shards[i] = b;
+                } else {
+                    shards[i] = SharedMemory.bytes(scratch, job.rowOf()[i] * job.window() + part[1], len);
+                }
+            }
+            var codec = SharedStripes.codec(job.k(), job.m(), job.matrix());
+            if (job.dataOnly()) {
+                codec.reconstructData(shards, job.present());
+            } else {
+                codec.reconstruct(shards, job.present());
+            }
+        } finally {
+            maps.forEach(Mapped::unmap);
+            for (FileChannel ch : channels) {
+                ch.close();
+            }
+        }
+        return null;
+    }
+
+    /** A zero-padded copy of {@code [pos, pos+len)} for the shard windows at or past the end of the file. */
+    private static ByteBuffer padded(FileChannel in, long length, long pos, int len) throws IOException {
+        ByteBuffer b = ByteBuffer.allocateDirect(len); // zero-filled
+        if (pos < length) {
+            ByteBuffer head = b.duplicate().limit((int) (length - pos));
+            while (head.hasRemaining()) {
+                if (in.read(head, pos + head.position()) < 0) {
+                    throw new IOException("the input shrank while encoding");
+                }
+            }
+        }
+        return b;
+    }
+}
