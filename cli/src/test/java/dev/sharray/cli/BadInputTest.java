@@ -42,37 +42,37 @@ class BadInputTest {
 
     private Path encode(String name) throws Exception {
         Path shards = dir.resolve(name);
-        Cli.Result r = Cli.run(null, "ec", "encode", input.toString(), "-o", shards.toString(), "-q");
+        Cli.Result r = Cli.runThreads(null, "ec", "encode", input.toString(), "-o", shards.toString(), "-q");
         assertEquals(0, r.exit(), r::toString);
         return shards;
     }
 
     @Test
     void missingFileDirectoryAndUsageErrors() throws Exception {
-        assertFails(Cli.run(null, "ec", "encode", dir.resolve("nope").toString()), 1, "no such file");
-        assertFails(Cli.run(null, "ec", "encode", dir.toString()), 1, "is a directory");
-        assertFails(Cli.run(null, "ec", "encode", input.toString(), "-k", "0"), 2, "k >= 1");
-        assertFails(Cli.run(null, "ec", "encode", input.toString(), "-m", "0"), 2, "m >= 1");
-        assertFails(Cli.run(null, "ec", "encode", input.toString(), "-k", "200", "-m", "57"), 2, "k + m <= 256");
-        assertFails(Cli.run(null, "ec", "encode", input.toString(), "-k", "ten"), 2, "-k");
-        assertFails(Cli.run(null, "ec", "encode"), 2, "FILE");
-        assertFails(Cli.run(null, "ec", "frobnicate"), 2, "frobnicate");
-        assertFails(Cli.run(null, "demo", "--size", "lots"), 2, "not a size");
-        assertFails(Cli.run(null, "ec", "decode", dir.resolve("nope").toString(), "-o", dir.resolve("o").toString()), 1,
+        assertFails(Cli.runThreads(null, "ec", "encode", dir.resolve("nope").toString()), 1, "no such file");
+        assertFails(Cli.runThreads(null, "ec", "encode", dir.toString()), 1, "is a directory");
+        assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "0"), 2, "k >= 1");
+        assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-m", "0"), 2, "m >= 1");
+        assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "200", "-m", "57"), 2, "k + m <= 256");
+        assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "ten"), 2, "-k");
+        assertFails(Cli.runThreads(null, "ec", "encode"), 2, "FILE");
+        assertFails(Cli.runThreads(null, "ec", "frobnicate"), 2, "frobnicate");
+        assertFails(Cli.runThreads(null, "demo", "--size", "lots"), 2, "not a size");
+        assertFails(Cli.runThreads(null, "ec", "decode", dir.resolve("nope").toString(), "-o", dir.resolve("o").toString()), 1,
             "no such directory");
-        assertFails(Cli.run(null, "ec", "verify", input.toString()), 1, "not a directory");
-        assertFails(Cli.run(null, "ec", "verify", dir.toString()), 1, "no shard files");
-        assertEquals(0, Cli.run(null, "ec", "encode", input.toString(), "-k", "255", "-m", "1", "-o",
+        assertFails(Cli.runThreads(null, "ec", "verify", input.toString()), 1, "not a directory");
+        assertFails(Cli.runThreads(null, "ec", "verify", dir.toString()), 1, "no shard files");
+        assertEquals(0, Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "255", "-m", "1", "-o",
             dir.resolve("wide").toString(), "-q").exit());
         assertEquals(inputHash, EcEndToEndTest.sha256(input));
     }
 
     @Test
     void verboseShowsTheStackTrace() throws Exception {
-        Cli.Result r = Cli.run(null, "--verbose", "ec", "encode", dir.resolve("nope").toString());
+        Cli.Result r = Cli.runThreads(null, "--verbose", "ec", "encode", dir.resolve("nope").toString());
         assertEquals(1, r.exit());
         assertTrue(r.err().contains("\tat "), r::toString);
-        Cli.Result r2 = Cli.run(null, "ec", "encode", dir.resolve("nope").toString(), "-v");
+        Cli.Result r2 = Cli.runThreads(null, "ec", "encode", dir.resolve("nope").toString(), "-v");
         assertTrue(r2.err().contains("\tat "), r2::toString);
     }
 
@@ -80,20 +80,20 @@ class BadInputTest {
     void outputExistsWithoutForce() throws Exception {
         Path shards = encode("shards");
         long before = Files.getLastModifiedTime(EcEndToEndTest.shard(shards, 0)).toMillis();
-        assertFails(Cli.run(null, "ec", "encode", input.toString(), "-o", shards.toString()), 1, "--force");
+        assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-o", shards.toString()), 1, "--force");
         assertEquals(before, Files.getLastModifiedTime(EcEndToEndTest.shard(shards, 0)).toMillis());
-        assertEquals(0, Cli.run(null, "ec", "encode", input.toString(), "-o", shards.toString(), "--force", "-q").exit());
+        assertEquals(0, Cli.runThreads(null, "ec", "encode", input.toString(), "-o", shards.toString(), "--force", "-q").exit());
 
         Path out = dir.resolve("out.bin");
         Files.writeString(out, "keep me");
-        assertFails(Cli.run(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1, "output exists");
+        assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1, "output exists");
         assertEquals("keep me", Files.readString(out));
-        assertFails(Cli.run(null, "ec", "decode", shards.toString(), "-o", dir.toString()), 1, "is a directory");
-        assertEquals(0, Cli.run(null, "ec", "decode", shards.toString(), "-o", out.toString(), "--force").exit());
+        assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", dir.toString()), 1, "is a directory");
+        assertEquals(0, Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString(), "--force").exit());
         assertEquals(inputHash, EcEndToEndTest.sha256(out));
         Path notDir = dir.resolve("file-not-dir");
         Files.writeString(notDir, "x");
-        assertFails(Cli.run(null, "ec", "encode", input.toString(), "-o", notDir.toString()), 1, "not a directory");
+        assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-o", notDir.toString()), 1, "not a directory");
     }
 
     @Test
@@ -103,10 +103,10 @@ class BadInputTest {
             Files.delete(EcEndToEndTest.shard(shards, i));
         }
         Path out = dir.resolve("out.bin");
-        assertFails(Cli.run(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1, "only 9 of 14 shards are intact");
+        assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1, "only 9 of 14 shards are intact");
         assertFalse(Files.exists(out));
-        assertFails(Cli.run(null, "ec", "repair", shards.toString()), 1, "10 are needed");
-        Cli.Result v = Cli.run(null, "ec", "verify", shards.toString());
+        assertFails(Cli.runThreads(null, "ec", "repair", shards.toString()), 1, "10 are needed");
+        Cli.Result v = Cli.runThreads(null, "ec", "verify", shards.toString());
         assertEquals(1, v.exit());
         assertTrue(v.out().contains("NOT recoverable"), v::toString);
         assertNoPartials(shards);
@@ -121,9 +121,9 @@ class BadInputTest {
         for (int i = 0; i < 14; i++) {
             Files.copy(EcEndToEndTest.shard(i < 7 ? a : b, i), EcEndToEndTest.shard(mixed, i));
         }
-        assertFails(Cli.run(null, "ec", "decode", mixed.toString(), "-o", dir.resolve("o").toString()), 1,
+        assertFails(Cli.runThreads(null, "ec", "decode", mixed.toString(), "-o", dir.resolve("o").toString()), 1,
             "different sets");
-        Cli.Result v = Cli.run(null, "ec", "verify", mixed.toString());
+        Cli.Result v = Cli.runThreads(null, "ec", "verify", mixed.toString());
         assertTrue(v.out().contains("foreign"), v::toString);
     }
 
@@ -144,7 +144,7 @@ class BadInputTest {
                 raf.write(h);
             }
         }
-        assertFails(Cli.run(null, "ec", "decode", shards.toString(), "-o", dir.resolve("o").toString()), 1,
+        assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", dir.resolve("o").toString()), 1,
             "format version 9");
     }
 
@@ -155,14 +155,14 @@ class BadInputTest {
         for (int i : new int[] {1, 2, 3, 4}) {
             makeUnreadable(EcEndToEndTest.shard(shards, i), root);
         }
-        Cli.Result v = Cli.run(null, "ec", "verify", shards.toString());
+        Cli.Result v = Cli.runThreads(null, "ec", "verify", shards.toString());
         assertEquals(1, v.exit(), v::toString);
         assertEquals("unreadable", EcEndToEndTest.statusOf(v.out(), 3));
-        Cli.Result d = Cli.run(null, "ec", "decode", shards.toString(), "-o", dir.resolve("o").toString());
+        Cli.Result d = Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", dir.resolve("o").toString());
         assertEquals(0, d.exit(), d::toString);
         assertEquals(inputHash, EcEndToEndTest.sha256(dir.resolve("o")));
         makeUnreadable(EcEndToEndTest.shard(shards, 5), root);
-        assertFails(Cli.run(null, "ec", "decode", shards.toString(), "-o", dir.resolve("o2").toString()), 1,
+        assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", dir.resolve("o2").toString()), 1,
             "only 9 of 14");
     }
 
@@ -182,17 +182,17 @@ class BadInputTest {
             "needs permission to mount a small tmpfs");
         try {
             Path shards = mnt.resolve("shards");
-            assertFails(Cli.run(null, "ec", "encode", input.toString(), "-o", shards.toString()), 1,
+            assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-o", shards.toString()), 1,
                 "No space left on device");
             assertFalse(Files.exists(shards), "the shard directory it created is removed");
             Files.createDirectory(shards);
-            assertFails(Cli.run(null, "ec", "encode", input.toString(), "-o", shards.toString()), 1,
+            assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-o", shards.toString()), 1,
                 "No space left on device");
             assertNoFiles(mnt);
 
             Path good = encode("good");
             Path out = mnt.resolve("out.bin");
-            assertFails(Cli.run(null, "ec", "decode", good.toString(), "-o", out.toString()), 1, "No space left on device");
+            assertFails(Cli.runThreads(null, "ec", "decode", good.toString(), "-o", out.toString()), 1, "No space left on device");
             assertNoFiles(mnt);
             assertEquals(inputHash, EcEndToEndTest.sha256(input));
         } finally {

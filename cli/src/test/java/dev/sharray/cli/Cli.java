@@ -40,6 +40,18 @@ final class Cli {
      * @return the result
      */
     static Result run(Path tempFolder, String... args) throws IOException, InterruptedException {
+        return run(true, tempFolder, args);
+    }
+
+    /**
+     * Like {@link #run(Path, String...)} but codes on threads in the child instead of worker JVMs
+     * ({@code SHARRAY_PARALLEL=threads}), for tests about something else than the pool.
+     */
+    static Result runThreads(Path tempFolder, String... args) throws IOException, InterruptedException {
+        return run(false, tempFolder, args);
+    }
+
+    private static Result run(boolean pool, Path tempFolder, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JvmFlags.forCurrentJvm());
@@ -57,6 +69,11 @@ final class Cli {
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().put("SHARRAY_PROGRESS_PLAIN", "1");
+        if (pool) {
+            pb.environment().remove("SHARRAY_PARALLEL");
+        } else {
+            pb.environment().put("SHARRAY_PARALLEL", "threads");
+        }
         Process p = pb.start();
         p.getOutputStream().close();
         CompletableFuture<String> out = drain(p.getInputStream());

@@ -149,7 +149,7 @@ class EcEndToEndTest {
         for (long len : new long[] {0, 1, 3, 1_000_003}) {
             Path input = randomFile(dir.resolve("in-" + len), len, len);
             Path shards = dir.resolve("s-" + len);
-            Cli.Result enc = Cli.run(null, "ec", "encode", input.toString(), "-k", "4", "-m", "2", "--matrix", "cauchy",
+            Cli.Result enc = Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "4", "-m", "2", "--matrix", "cauchy",
                 "-o", shards.toString(), "-q");
             assertEquals(0, enc.exit(), enc::toString);
             Files.delete(shard(shards, 1));
@@ -157,7 +157,7 @@ class EcEndToEndTest {
                 flipBit(shard(shards, 5), 64);
             }
             Path out = dir.resolve("out-" + len);
-            Cli.Result dec = Cli.run(null, "ec", "decode", shards.toString(), "-o", out.toString());
+            Cli.Result dec = Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString());
             assertEquals(0, dec.exit(), dec::toString);
             assertArrayEquals(Files.readAllBytes(input), Files.readAllBytes(out), "length " + len);
         }
