@@ -5,7 +5,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** The {@code --workers N} option shared by the parallel commands. */
+/** The {@code --workers N} and {@code --threads} options shared by the parallel commands. */
 public final class WorkersOption {
     @Spec(Spec.Target.MIXEE)
     CommandSpec spec;
@@ -20,6 +20,15 @@ public final class WorkersOption {
             throw new ParameterException(spec.commandLine(), "--workers must be between 1 and 256, got " + n);
         }
         workers = n;
+    }
+
+    @Option(names = "--threads", description = "Run the parallel work on threads in this JVM instead of worker JVMs "
+        + "(no worker start-up; also SHARRAY_PARALLEL=threads).")
+    boolean threads;
+
+    /** @return a runner for the coding work: worker JVMs (started on first use) or, with --threads, threads */
+    public Parallel compute() {
+        return threads ? Parallels.local(workers) : Parallels.lazy(workers);
     }
 
     /** @return the chosen worker count */

@@ -1,7 +1,6 @@
 package dev.sharray.cli.demo;
 
 import dev.sharray.cli.Parallel;
-import dev.sharray.cli.Parallels;
 import dev.sharray.cli.Sizes;
 import dev.sharray.cli.TextTable;
 import dev.sharray.cli.Ui;
@@ -31,8 +30,9 @@ public final class DemoCommand implements Callable<Integer> {
     public Integer call() {
         long bytes = DemoSizer.fit(size);
         long t0 = System.nanoTime();
-        try (Parallel parallel = Parallels.create(workers.workers())) {
-            DemoStep start = new DemoStep("start " + parallel.describe(), 0, (System.nanoTime() - t0) / 1e9, -1);
+        try (Parallel parallel = workers.compute()) {
+            String started = parallel.describe(); // starts the worker JVMs
+            DemoStep start = new DemoStep("start " + started, 0, (System.nanoTime() - t0) / 1e9, -1);
             StripeLayout layout = StripeLayout.plan(bytes, 10, 4, parallel.workers());
             Ui.info(String.format(Locale.ROOT, "demo: %s FLOAT64 array (%d elements), %d stripes of RS(10,4) with %s shards, %s",
                 Sizes.format(layout.dataBytes()), layout.elements(), layout.stripes(), Sizes.format(layout.shardLength()),

@@ -32,7 +32,7 @@ public final class EcDecodeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Inputs.requireWritableOutput(output, force);
-        try (Parallel compute = Parallels.lazy(workers.workers()); Parallel io = Parallels.local(workers.workers())) {
+        try (Parallel compute = workers.compute(); Parallel io = Parallels.local(workers.workers())) {
             ShardSet set = ShardSet.scan(dir, io);
             int damaged = set.entries().size() - set.intactCount();
             double secs = FileDecoder.decode(set, output, force, compute, io);

@@ -54,7 +54,7 @@ public final class EcEncodeCommand implements Callable<Integer> {
         }
         Path dir = out != null ? out : file.resolveSibling(file.getFileName() + ".shards");
         Inputs.requireReadableFile(file);
-        try (Parallel compute = Parallels.lazy(workers.workers()); Parallel io = Parallels.local(workers.workers())) {
+        try (Parallel compute = workers.compute(); Parallel io = Parallels.local(workers.workers())) {
             FileEncoder.Result r = FileEncoder.encode(file, dir, k, m, matrix, force, compute, io);
             ShardHeader h = r.header();
             Ui.info(String.format("encoded %s (%s) into %d+%d shards of %s in %s: %.2f s, %s on %s", file,

@@ -24,7 +24,7 @@ public final class EcRepairCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try (Parallel compute = Parallels.lazy(workers.workers()); Parallel io = Parallels.local(workers.workers())) {
+        try (Parallel compute = workers.compute(); Parallel io = Parallels.local(workers.workers())) {
             ShardSet set = ShardSet.scan(dir, io);
             List<Integer> fixed = ShardRepairer.repair(set, compute, io);
             if (fixed.isEmpty()) {

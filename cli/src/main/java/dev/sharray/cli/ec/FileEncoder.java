@@ -7,6 +7,7 @@ import dev.sharray.cli.SharedMemory;
 import dev.sharray.cli.Parallel;
 import dev.sharray.cli.TaskFailedException;
 import dev.sharray.cli.Progress;
+import dev.sharray.cli.Ui;
 import dev.sharray.codec.ErasureCodec;
 import dev.sharray.codec.Matrix;
 import java.io.IOException;
@@ -20,7 +21,10 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
-import java.util.zip.CRC32C;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Encodes a file into k + m shard files. The whole file is one stripe: data shard i holds bytes
@@ -73,13 +77,10 @@ public final class FileEncoder {
                 out[i] = staged.create(ShardFiles.shard(outDir, i));
                 out[i].position(ShardHeader.SIZE);
             }
-            CRC32C[] crcs = new CRC32C[n];
-            for (int i = 0; i < n; i++) {
-                crcs[i] = new CRC32C();
-            }
+            int[] crcs = new int[n];
             encodeBody(input, in, length, shardLen, k, m, matrix, out, crcs, compute, io);
             for (int i = 0; i < n; i++) {
-                Io.writeFully(out[i], proto.withIndex(i).withBodyCrc((int) crcs[i].getValue()).toBuffer(), 0);
+                Io.writeFully(out[i], proto.withIndex(i).withBodyCrc(crcs[i]).toBuffer(), 0);
             }
             staged.commit();
             if (force) {
@@ -100,64 +101,110 @@ public final class FileEncoder {
         }
     }
 
+    /**
+     * Window by window: the workers code window N+1 (and checksum its parts) while threads here write window
+     * N: data shards straight from the input file by kernel copy, parity from the shared window.
+     */
     private static void encodeBody(Path input, FileChannel in, long length, long shardLen, int k, int m, Matrix matrix,
-                                   FileChannel[] out, CRC32C[] crcs, Parallel compute, Parallel io) throws IOException {
+                                   FileChannel[] out, int[] crcs, Parallel compute, Parallel io) throws IOException {
         int n = k + m;
         int window = (int) Math.min(Windows.WINDOW, Math.max(shardLen, 1));
         EncodeJob job = new EncodeJob(input.toAbsolutePath().toString(), length, shardLen, k, m, matrix, window);
-        try (SharedArray parity = SharedArray.create(DType.UINT8, m, window);
+        ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "sharray-writer");
+            t.setDaemon(true);
+            return t;
+        });
+        try (SharedArray parity = SharedArray.create(DType.UINT8, 2L * m, window);
              Progress progress = Progress.start("encode", k * shardLen)) {
-            ByteBuffer pad = ByteBuffer.allocateDirect(window);
             ByteBuffer zeros = ByteBuffer.allocateDirect(window);
+            Future<?> pending = null;
+            long computeNanos = 0;
+            long waitNanos = 0;
+            int buffer = 0;
             for (long c0 = 0; c0 < shardLen; c0 += window) {
-                int w = (int) Math.min(window, shardLen - c0);
-                ByteBuffer[] shards = new ByteBuffer[n];
-                List<ByteBuffer> maps = new ArrayList<>();
-                try {
-                    compute.map(part -> WindowCoder.encode(job, parity, part), Windows.split(c0, w, compute.workers()));
-                    for (int i = 0; i < k; i++) {
-                        shards[i] = dataWindow(in, length, i * shardLen + c0, w, pad, zeros, maps);
+                final long col = c0;
+                final int w = (int) Math.min(window, shardLen - c0);
+                final int row0 = buffer * m;
+                List<long[]> parts = Windows.split(c0, w, compute.workers()).stream()
+                    .map(p -> new long[] {p[0], p[1], p[2], row0}).toList();
+                // captures only the record and the shared array: both cross to worker JVMs
+                long tc = System.nanoTime();
+                List<int[]> partCrcs = compute.map(part -> WindowCoder.encode(job, parity, part), parts);
+                long tw = System.nanoTime();
+                computeNanos += tw - tc;
+                if (System.getenv("SHARRAY_DEBUG_WINDOWS") != null) {
+                    System.err.printf("window %d: coding %.1f ms%n", c0 / window, (tw - tc) / 1e6);
+                }
+                await(pending);
+                waitNanos += System.nanoTime() - tw;
+                for (int p = 0; p < parts.size(); p++) {
+                    for (int i = 0; i < n; i++) {
+                        crcs[i] = Crc32c.combine(crcs[i], partCrcs.get(p)[i], parts.get(p)[2]);
                     }
-                    for (int j = 0; j < m; j++) {
-                        shards[k + j] = SharedMemory.bytes(parity, (long) j * window, w);
-                    }
+                }
+                pending = writer.submit(() -> {
                     io.map(i -> {
-                        ByteBuffer b = shards[i].duplicate().position(0).limit(w);
-                        crcs[i].update(b.duplicate());
-                        Io.writeFully(out[i], b, -1);
+                        if (i < k) {
+                            writeData(in, length, i * shardLen + col, w, out[i], zeros);
+                        } else {
+                            Io.writeFully(out[i], SharedMemory.bytes(parity, (long) (row0 + i - k) * window, w), -1);
+                        }
                         return null;
                     }, IntStream.range(0, n).boxed().toList());
-                } finally {
-                    maps.forEach(Mapped::unmap);
-                }
-                progress.advance((long) k * w);
+                    progress.advance((long) k * w);
+                    return null;
+                });
+                buffer ^= 1;
             }
+            long tw = System.nanoTime();
+            await(pending);
+            waitNanos += System.nanoTime() - tw;
+            if (Ui.verbose()) {
+                Ui.info(String.format("encode: %.3f s coding on %s, %.3f s waiting for writes", computeNanos / 1e9,
+                    compute.describe(), waitNanos / 1e9));
+            }
+        } finally {
+            writer.shutdownNow();
         }
     }
 
-    /** The window {@code [pos, pos+w)} of the zero-padded input: mapped when inside the file, else padded. */
-    private static ByteBuffer dataWindow(FileChannel in, long length, long pos, int w, ByteBuffer pad, ByteBuffer zeros,
-                                         List<ByteBuffer> maps) throws IOException {
-        if (pos + w <= length) {
-            ByteBuffer b = Mapped.map(in, pos, w);
-            maps.add(b);
-            return b;
+    private static void await(Future<?> f) throws IOException {
+        if (f == null) {
+            return;
         }
-        if (pos >= length) {
-            return zeros.clear().limit(w);
+        try {
+            f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof TaskFailedException t && t.getCause() instanceof IOException io) {
+                throw io;
+            }
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new TaskFailedException(c);
         }
-        // the one shard window that straddles the end of the file
-        pad.clear();
-        while (pad.position() < length - pos) {
-            if (in.read(pad.limit((int) (length - pos)), pos + pad.position()) < 0) {
+    }
+
+    /** Appends {@code [pos, pos+w)} of the zero-padded input to {@code out}: a kernel copy, then zeros past the end. */
+    private static void writeData(FileChannel in, long length, long pos, int w, FileChannel out, ByteBuffer zeros)
+        throws IOException {
+        long avail = Math.max(0, Math.min(w, length - pos));
+        long done = 0;
+        while (done < avail) {
+            long t = in.transferTo(pos + done, avail - done, out);
+            if (t <= 0) {
                 throw new IOException("the input shrank while encoding");
             }
+            done += t;
         }
-        pad.limit(w);
-        while (pad.hasRemaining()) {
-            pad.put((byte) 0);
+        if (avail < w) {
+            Io.writeFully(out, zeros.duplicate().limit((int) (w - avail)), -1);
         }
-        return pad.flip();
     }
 
     private static boolean prepareDir(Path dir, boolean force) {

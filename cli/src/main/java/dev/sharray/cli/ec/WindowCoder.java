@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.CRC32C;
 
 /**
  * The codec work on one part of a window, as it runs in a worker (JVM or thread): map the files' window
@@ -21,15 +22,17 @@ public final class WindowCoder {
     }
 
     /**
-     * Computes the parity of one part into the shared parity window.
+     * Computes the parity of one part into the shared parity window and checksums every shard's part.
      *
      * @param job    the encoding
-     * @param parity UINT8 (m, window) shared array
-     * @param part   {@code {c0, start, length}}
-     * @return null
+     * @param parity UINT8 shared array whose rows {@code row0 .. row0+m-1} receive the parity
+     * @param part   {@code {c0, start, length, row0}}; row0 is the first parity row to use (the encoder
+     *               double-buffers windows)
+     * @return the CRC-32C of each shard's part (data then parity), to combine in part order
      */
-    public static Void encode(EncodeJob job, SharedArray parity, long[] part) throws IOException {
+    public static int[] encode(EncodeJob job, SharedArray parity, long[] part) throws IOException {
         int k = job.k();
+        int row0 = (int) part[3];
         long col = part[0] + part[1];
         int len = (int) part[2];
         ByteBuffer[] shards = new ByteBuffer[k + job.m()];
@@ -42,13 +45,20 @@ public final class WindowCoder {
                 shards[i] = b;
             }
             for (int j = 0; j < job.m(); j++) {
-                shards[k + j] = SharedMemory.bytes(parity, j * job.window() + part[1], len);
+                shards[k + j] = SharedMemory.bytes(parity, (row0 + j) * job.window() + part[1], len);
             }
             SharedStripes.codec(k, job.m(), job.matrix()).encode(shards);
+            int[] crcs = new int[shards.length];
+            CRC32C crc = new CRC32C();
+            for (int i = 0; i < shards.length; i++) {
+                crc.reset();
+                crc.update(shards[i].duplicate());
+                crcs[i] = (int) crc.getValue();
+            }
+            return crcs;
         } finally {
             owned.forEach(Mapped::unmap);
         }
-        return null;
     }
 
     /**
