@@ -145,6 +145,28 @@ class EcEndToEndTest {
     }
 
     @Test
+    void twoHundredMiBRoundTripThroughTheWorkerPool() throws Exception {
+        long length = (200L << 20) + 4099;
+        Path input = randomFile(dir.resolve("big.bin"), length, 200);
+        String hash = sha256(input);
+        Path shards = dir.resolve("big.shards");
+        long t0 = System.nanoTime();
+        Cli.Result enc = Cli.run(null, "ec", "encode", input.toString(), "-o", shards.toString(), "--workers", "2");
+        assertEquals(0, enc.exit(), enc::toString);
+        Files.delete(shard(shards, 0));
+        Files.delete(shard(shards, 7));
+        flipBit(shard(shards, 10), 64 + (100L << 20));
+        try (RandomAccessFile raf = new RandomAccessFile(shard(shards, 13).toFile(), "rw")) {
+            raf.setLength(1000);
+        }
+        Path out = dir.resolve("big.out");
+        Cli.Result dec = Cli.run(null, "ec", "decode", shards.toString(), "-o", out.toString(), "--workers", "2");
+        assertEquals(0, dec.exit(), dec::toString);
+        assertEquals(hash, sha256(out));
+        assertTrue(System.nanoTime() - t0 < 60e9, "200 MiB round trip took too long");
+    }
+
+    @Test
     void smallAndEmptyFilesAndOtherGeometries() throws Exception {
         for (long len : new long[] {0, 1, 3, 1_000_003}) {
             Path input = randomFile(dir.resolve("in-" + len), len, len);
