@@ -4,7 +4,6 @@ import dev.sharray.cli.CliException;
 import dev.sharray.cli.Parallel;
 import dev.sharray.cli.TaskFailedException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.stream.IntStream;
@@ -31,12 +30,15 @@ public final class FileDecoder {
         long shardLen = h.shardLength();
         try (StagedFiles staged = new StagedFiles()) {
             FileChannel out = staged.create(output);
-            WindowReconstructor.run(set, true, compute, "decode", (c0, w, shards) ->
+            if (length > 0) {
+                // full length up front (sparse): positional copies need their position inside the file
+                Io.writeFully(out, java.nio.ByteBuffer.allocate(1), length - 1);
+            }
+            WindowReconstructor.run(set, true, compute, "decode", win ->
                 io.map(i -> {
-                    long pos = i * shardLen + c0;
+                    long pos = i * shardLen + win.c0();
                     if (pos < length) {
-                        int len = (int) Math.min(w, length - pos);
-                        Io.writeFully(out, shards[i].duplicate().position(0).limit(len), pos);
+                        win.copy(i, (int) Math.min(win.w(), length - pos), out, pos);
                     }
                     return null;
                 }, IntStream.range(0, h.k()).boxed().toList()));

@@ -133,9 +133,6 @@ public final class FileEncoder {
                 List<int[]> partCrcs = compute.map(part -> WindowCoder.encode(job, parity, part), parts);
                 long tw = System.nanoTime();
                 computeNanos += tw - tc;
-                if (System.getenv("SHARRAY_DEBUG_WINDOWS") != null) {
-                    System.err.printf("window %d: coding %.1f ms%n", c0 / window, (tw - tc) / 1e6);
-                }
                 await(pending);
                 waitNanos += System.nanoTime() - tw;
                 for (int p = 0; p < parts.size(); p++) {

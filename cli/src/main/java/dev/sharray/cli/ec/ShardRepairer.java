@@ -42,9 +42,9 @@ public final class ShardRepairer {
                 out[t].position(ShardHeader.SIZE);
                 crcs[t] = new CRC32C();
             }
-            WindowReconstructor.run(set, false, compute, "repair", (c0, w, shards) ->
+            WindowReconstructor.run(set, false, compute, "repair", win ->
                 io.map(t -> {
-                    ByteBuffer b = shards[t].duplicate().position(0).limit(w);
+                    ByteBuffer b = win.rebuilt()[t].duplicate().position(0).limit(win.w());
                     crcs[t].update(b.duplicate());
                     Io.writeFully(out[t], b, -1);
                     return null;

@@ -5,6 +5,7 @@ import dev.sharray.SharedArray;
 import dev.sharray.cli.Parallel;
 import dev.sharray.cli.Progress;
 import dev.sharray.cli.SharedMemory;
+import dev.sharray.cli.TaskFailedException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -12,16 +13,48 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Walks a shard set window by window: the workers rebuild the damaged shards' window into shared scratch
- * rows (mapping the intact shard files themselves), then a {@link Sink} consumes every shard's window
- * (intact ones mapped read-only here).
+ * rows (mapping the intact shard files themselves) while a writer thread hands the previous window to a
+ * {@link Sink} (scratch rows are double-buffered).
  */
 final class WindowReconstructor {
-    /** Receives each window: every shard's window, positioned at 0 with limit {@code w}. */
+    /** Receives each window. */
     interface Sink {
-        void accept(long c0, int w, ByteBuffer[] shards) throws IOException;
+        void accept(Window window) throws IOException;
+    }
+
+    /**
+     * One window of the set.
+     *
+     * @param c0      first column
+     * @param w       columns
+     * @param rebuilt per non-intact shard, its rebuilt window (null for intact shards)
+     * @param intact  per intact shard, a read channel on its file (null for the others); one task at a time
+     */
+    record Window(long c0, int w, ByteBuffer[] rebuilt, FileChannel[] intact) {
+        /** Appends or writes shard {@code i}'s window ({@code len} first bytes) to {@code out} at {@code pos} (-1: append). */
+        void copy(int i, int len, FileChannel out, long pos) throws IOException {
+            if (rebuilt[i] != null) {
+                Io.writeFully(out, rebuilt[i].duplicate().position(0).limit(len), pos);
+                return;
+            }
+            FileChannel in = intact[i];
+            long done = 0;
+            while (done < len) {
+                long t = pos < 0 ? in.transferTo(ShardHeader.SIZE + c0 + done, len - done, out)
+                    : out.transferFrom(in.position(ShardHeader.SIZE + c0 + done), pos + done, len - done);
+                if (t <= 0) {
+                    throw new IOException("shard " + i + " shrank while reading");
+                }
+                done += t;
+            }
+        }
     }
 
     private WindowReconstructor() {
@@ -52,46 +85,78 @@ final class WindowReconstructor {
                 needCompute |= !dataOnly || i < k;
             }
         }
-        int window = (int) Math.min(Math.max(64 << 10, ((64L << 20) / Math.max(1, rows)) & ~63L), Windows.WINDOW);
+        int window = (int) Math.min(Math.max(64 << 10, ((32L << 20) / Math.max(1, rows)) & ~63L), Windows.WINDOW);
         window = (int) Math.min(window, Math.max(1, shardLen));
-        ReconstructJob job = new ReconstructJob(paths, present, rowOf, k, h.m(), h.matrix(), window, dataOnly);
         FileChannel[] in = new FileChannel[n];
-        try (SharedArray scratch = SharedArray.create(DType.UINT8, Math.max(1, rows), window);
+        ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "sharray-writer");
+            t.setDaemon(true);
+            return t;
+        });
+        try (SharedArray scratch = SharedArray.create(DType.UINT8, Math.max(1, 2L * rows), window);
              Progress progress = Progress.start(task, k * shardLen)) {
             for (int i = 0; i < n; i++) {
                 if (present[i]) {
                     in[i] = FileChannel.open(set.entries().get(i).path(), StandardOpenOption.READ);
                 }
             }
+            Future<?> pending = null;
+            int buffer = 0;
             for (long c0 = 0; c0 < shardLen; c0 += window) {
                 int w = (int) Math.min(window, shardLen - c0);
-                ByteBuffer[] shards = new ByteBuffer[n];
-                List<ByteBuffer> maps = new ArrayList<>();
-                try {
-                    if (needCompute) {
-                        compute.map(part -> WindowCoder.reconstruct(job, scratch, part), Windows.split(c0, w, compute.workers()));
+                int[] rowsNow = new int[n];
+                ByteBuffer[] rebuilt = new ByteBuffer[n];
+                for (int i = 0; i < n; i++) {
+                    rowsNow[i] = rowOf[i] < 0 ? -1 : buffer * rows + rowOf[i];
+                    if (rowsNow[i] >= 0) {
+                        rebuilt[i] = SharedMemory.bytes(scratch, (long) rowsNow[i] * window, w);
                     }
-                    for (int i = 0; i < n; i++) {
-                        if (present[i]) {
-                            ByteBuffer b = Mapped.map(in[i], ShardHeader.SIZE + c0, w);
-                            maps.add(b);
-                            shards[i] = b;
-                        } else {
-                            shards[i] = SharedMemory.bytes(scratch, (long) rowOf[i] * window, w);
-                        }
-                    }
-                    sink.accept(c0, w, shards);
-                } finally {
-                    maps.forEach(Mapped::unmap);
                 }
-                progress.advance((long) k * w);
+                if (needCompute) {
+                    ReconstructJob job = new ReconstructJob(paths, present, rowsNow, k, h.m(), h.matrix(), window, dataOnly);
+                    compute.map(part -> WindowCoder.reconstruct(job, scratch, part), Windows.split(c0, w, compute.workers()));
+                }
+                await(pending);
+                Window win = new Window(c0, w, rebuilt, in);
+                pending = writer.submit(() -> {
+                    sink.accept(win);
+                    progress.advance((long) k * win.w());
+                    return null;
+                });
+                buffer ^= 1;
             }
+            await(pending);
         } finally {
+            writer.shutdownNow();
             for (FileChannel ch : in) {
                 if (ch != null) {
                     ch.close();
                 }
             }
+        }
+    }
+
+    static void await(Future<?> f) throws IOException {
+        if (f == null) {
+            return;
+        }
+        try {
+            f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof IOException io) {
+                throw io;
+            }
+            if (c instanceof TaskFailedException t && t.getCause() instanceof IOException io) {
+                throw io;
+            }
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new TaskFailedException(c);
         }
     }
 }
