@@ -91,7 +91,7 @@ final class Reaper {
             return;
         }
         Path claimed = folder.resolveSibling(DELETING_PREFIX + "reaper-" + ProcessIdentity.PID + "-"
-            + ProcessIdentity.START_MILLIS + "-" + TempFolders.randomHex());
+            + ProcessIdentity.START + "-" + TempFolders.randomHex());
         try {
             Files.move(folder, claimed, StandardCopyOption.ATOMIC_MOVE);
         } catch (NoSuchFileException e) {

@@ -62,7 +62,7 @@ final class RefCountFile {
             "sharray-refs", 0, FILE_SIZE));
         f.buffer.putInt(4, VERSION);
         f.buffer.putInt(12, SLOTS);
-        f.buffer.putLong(SLOTS_OFFSET + 8, ProcessIdentity.START_MILLIS);
+        f.buffer.putLong(SLOTS_OFFSET + 8, ProcessIdentity.START);
         f.buffer.putLong(SLOTS_OFFSET + 16, 1);
         f.buffer.putLong(SLOTS_OFFSET, ProcessIdentity.PID);
         f.buffer.putIntVolatile(STATE_OFFSET, LIVE);
@@ -115,7 +115,7 @@ final class RefCountFile {
         for (int i = 0; i < SLOTS; i++) {
             int o = ownerOffset(i);
             if (buffer.getLongVolatile(o) == ProcessIdentity.PID) {
-                if (buffer.getLongVolatile(o + 8) == ProcessIdentity.START_MILLIS) {
+                if (buffer.getLongVolatile(o + 8) == ProcessIdentity.START) {
                     return i;
                 }
                 reclaimIfDead(i); // an earlier process with our pid
@@ -125,7 +125,7 @@ final class RefCountFile {
             for (int i = 0; i < SLOTS; i++) {
                 int o = ownerOffset(i);
                 if (buffer.getLongVolatile(o) == 0 && buffer.compareAndSetLong(o, 0, ProcessIdentity.PID)) {
-                    buffer.putLongVolatile(o + 8, ProcessIdentity.START_MILLIS);
+                    buffer.putLongVolatile(o + 8, ProcessIdentity.START);
                     return i;
                 }
             }
