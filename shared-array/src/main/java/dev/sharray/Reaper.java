@@ -90,7 +90,7 @@ final class Reaper {
         if (ownerAlive || stillHeld) {
             return;
         }
-        Path claimed = folder.resolveSibling(DELETING_PREFIX + "reaper-" + ProcessIdentity.PID + "-"
+        Path claimed = folder.resolveSibling(DELETING_PREFIX + "reaper-" + ProcessIdentity.PID + "-t"
             + ProcessIdentity.START + "-" + TempFolders.randomHex());
         try {
             Files.move(folder, claimed, StandardCopyOption.ATOMIC_MOVE);

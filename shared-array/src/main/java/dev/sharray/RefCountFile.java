@@ -28,7 +28,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class RefCountFile {
     static final int FILE_SIZE = 4096;
     static final int MAGIC = 0x46455253; // "SREF"
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int LIVE = 1;
     static final int DELETING = 2;
     static final int DELETED = 3;
