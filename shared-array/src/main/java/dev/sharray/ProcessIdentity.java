@@ -18,6 +18,9 @@ final class ProcessIdentity {
     private static final boolean PROC = Files.isReadable(Path.of("/proc/self/stat"));
     static final long PID = ProcessHandle.current().pid();
     static final long START = startOf(PID);
+    /** How long a verified (pid, start) pair is trusted while /proc/pid exists: reading stat costs ~10 us. */
+    private static final long TRUST_NANOS = 1_000_000_000L;
+    private static final java.util.concurrent.ConcurrentHashMap<Long, long[]> VERIFIED = new java.util.concurrent.ConcurrentHashMap<>();
 
     private ProcessIdentity() {
     }
@@ -55,9 +58,25 @@ final class ProcessIdentity {
         if (pid <= 0) {
             return false;
         }
+        if (!PROC) {
+            long actual = startOf(pid);
+            return actual == 0 ? ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) : start == 0 || actual == start;
+        }
+        if (!Files.exists(Path.of("/proc/" + pid))) {
+            return false; // certainly gone (one stat call)
+        }
+        long now = System.nanoTime();
+        long[] verified = VERIFIED.get(pid);
+        if (verified != null && verified[0] == start && now - verified[1] < TRUST_NANOS) {
+            return true; // the same process was verified moments ago and its pid still exists
+        }
         long actual = startOf(pid);
         if (actual == 0) {
-            return PROC ? false : ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+            VERIFIED.remove(pid);
+            return false;
+        }
+        if (actual == start) {
+            VERIFIED.put(pid, new long[] {actual, now});
         }
         return start == 0 || actual == start;
     }

@@ -72,17 +72,19 @@ final class RefCountFile {
 
     /** Maps an existing reference file, validating its header. */
     static RefCountFile open(Path path) {
-        long size;
-        try {
-            size = Files.size(path);
-        } catch (IOException e) {
+        MappedByteBuffer mapped;
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long size = ch.size();
+            if (size != FILE_SIZE) {
+                throw new InvalidDescriptorException("refcount", path + " has " + size + " bytes, expected " + FILE_SIZE);
+            }
+            mapped = ch.map(FileChannel.MapMode.READ_WRITE, 0, FILE_SIZE);
+        } catch (java.nio.file.NoSuchFileException e) {
             throw new IllegalStateException("the array was released: its reference file " + path + " is gone", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot map the reference file " + path, e);
         }
-        if (size != FILE_SIZE) {
-            throw new InvalidDescriptorException("refcount", path + " has " + size + " bytes, expected " + FILE_SIZE);
-        }
-        RefCountFile f = new RefCountFile(path, IoUtil.mapExistingFile(path.toFile(), FileChannel.MapMode.READ_WRITE,
-            "sharray-refs", 0, FILE_SIZE));
+        RefCountFile f = new RefCountFile(path, mapped);
         if (f.buffer.getIntVolatile(0) != MAGIC || f.buffer.getInt(4) != VERSION || f.buffer.getInt(12) != SLOTS) {
             f.unmap();
             throw new InvalidDescriptorException("refcount", path + " is not a sharray reference file of version " + VERSION);
