@@ -26,7 +26,7 @@ final class Checks {
             if (shards[i] == null) {
                 throw new NullPointerException("shard " + i + " is null");
             }
-            len = sameLength(i, shards[i].length, len);
+            len = sameLength(i, shards[i].length, len, "");
         }
         return len;
     }
@@ -48,7 +48,7 @@ final class Checks {
                 if (shards[i] == null) {
                     throw new NullPointerException("shard " + i + " is marked present but is null");
                 }
-                len = sameLength(i, shards[i].length, len);
+                len = sameLength(i, shards[i].length, len, "");
             }
         }
         for (int i = 0; i < n; i++) {
@@ -75,7 +75,7 @@ final class Checks {
             if (writable[i] && b.isReadOnly()) {
                 throw new IllegalArgumentException("shard " + i + " is read-only but must be written");
             }
-            len = sameLength(i, b.remaining(), len);
+            len = sameLength(i, b.remaining(), len, " bytes remaining");
         }
         return len;
     }
@@ -144,7 +144,7 @@ final class Checks {
         }
     }
 
-    private static int sameLength(int i, int length, int expected) {
+    private static int sameLength(int i, int length, int expected, String unit) {
         if (expected < 0) {
             if (length == 0) {
                 throw new IllegalArgumentException("shard " + i + " is empty; shards must hold at least 1 byte");
@@ -152,7 +152,9 @@ final class Checks {
             return length;
         }
         if (length != expected) {
-            throw new IllegalArgumentException("shard " + i + " has length " + length + ", expected " + expected);
+            throw new IllegalArgumentException(unit.isEmpty()
+                ? "shard " + i + " has length " + length + ", expected " + expected
+                : "shard " + i + " has " + length + unit + ", expected " + expected);
         }
         return expected;
     }

@@ -2,9 +2,12 @@ package dev.sharray.codec;
 
 /** Thrown when fewer shards survive than the data shard count, so the stripe cannot be rebuilt. */
 public final class TooFewShardsException extends IllegalArgumentException {
+    /** Serial form version. */
     private static final long serialVersionUID = 1L;
 
+    /** How many shards were marked present. */
     private final int present;
+    /** How many are needed: the data shard count. */
     private final int required;
 
     /**

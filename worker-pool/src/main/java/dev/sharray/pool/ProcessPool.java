@@ -95,7 +95,7 @@ public final class ProcessPool implements AutoCloseable {
         this.name = "sharray-pool-" + POOL_SEQ.incrementAndGet();
         try {
             folder = config.tempFolder != null ? SharedArrays.processFolder(config.tempFolder) : SharedArrays.processFolder();
-            launcher = new WorkerLauncher(folder.resolve(name + ".args"), config.heapSize, config.maxBytes, config.jvmOptions,
+            launcher = new WorkerLauncher(folder, name, config.heapSize, config.maxBytes, config.jvmOptions,
                 config.reducers.registered().stream().map(r -> r.getClass().getName()).toList());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the pool's temp folder", e);
@@ -156,6 +156,7 @@ public final class ProcessPool implements AutoCloseable {
         final Path ringPath = folder.resolve(name + "-worker-" + id + ".ring");
         RingFile rings = null;
         try {
+            Files.createDirectories(folder);
             rings = RingFile.create(ringPath, config.ringCapacity);
             final Process p = launcher.launch(id, ringPath);
             final String prefix = "[" + name + " worker-" + id + "] ";
@@ -190,6 +191,7 @@ public final class ProcessPool implements AutoCloseable {
                 waitExit(w.process);
                 w.stderr.awaitEnd(1000);
                 w.rings.unlink();
+                launcher.deleteArgFile(w.id);
                 w.unmap();
                 throw new IllegalStateException("worker " + w.id + " failed to start (exit code "
                     + (w.process.isAlive() ? "none: timed out" : String.valueOf(w.process.exitValue()))
@@ -197,8 +199,10 @@ public final class ProcessPool implements AutoCloseable {
             }
             idler.idle(w.reader.poll(sink, 1));
         }
-        // both sides have it mapped: the file has done its job and must not outlive a crash
+        // both sides have it mapped and the JVM has read its arguments: the files have done their job
+        // and must not outlive a crash
         w.rings.unlink();
+        launcher.deleteArgFile(w.id);
     }
 
     private void watchExit(Worker w) {
@@ -821,7 +825,6 @@ public final class ProcessPool implements AutoCloseable {
                 t.error = cancelled;
                 finish(t);
             }
-            launcher.close();
             stopped = true;
             stopLock.notifyAll();
         }

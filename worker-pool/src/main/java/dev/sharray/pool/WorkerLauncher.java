@@ -16,23 +16,27 @@ import java.util.List;
  * flags in one {@code @argfile} (no command-line length limit, no classpath in {@code ps}), then
  * {@link WorkerMain} with the ring file, worker id and parent pid.
  */
-final class WorkerLauncher implements AutoCloseable {
-    private final Path argFile;
+final class WorkerLauncher {
+    private final Path folder;
+    private final String prefix;
+    private final byte[] argFileContent;
     private final String java;
 
     /**
-     * Writes the argument file.
+     * Prepares the argument file content.
      *
-     * @param argFile          where to write it (0600)
+     * @param folder           where per-launch argument files go (0600, deleted once the worker is up)
+     * @param prefix           file name prefix
      * @param heapSize         {@code -Xmx} value, or {@code null} for the JVM default
      * @param maxBytes         heap arrays in results above this size are shared
      * @param jvmOptions       extra options, appended last so they override ours
      * @param reducerClasses   user reducer classes the workers must instantiate
      * @throws IOException when the file cannot be written
      */
-    WorkerLauncher(Path argFile, String heapSize, long maxBytes, List<String> jvmOptions, List<String> reducerClasses)
+    WorkerLauncher(Path folder, String prefix, String heapSize, long maxBytes, List<String> jvmOptions, List<String> reducerClasses)
         throws IOException {
-        this.argFile = argFile;
+        this.folder = folder;
+        this.prefix = prefix;
         this.java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
         final String classpath = System.getProperty("java.class.path");
         if (classpath == null || classpath.isEmpty()) {
@@ -62,12 +66,12 @@ final class WorkerLauncher implements AutoCloseable {
         for (String a : args) {
             sb.append('"').append(a.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"\n");
         }
-        Files.write(argFile, sb.toString().getBytes(StandardCharsets.UTF_8));
-        Files.setPosixFilePermissions(argFile, PosixFilePermissions.fromString("rw-------"));
+        this.argFileContent = sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     /**
-     * Starts one worker.
+     * Starts one worker. Its argument file is written for this launch only, so a pool never depends on
+     * a long-lived file; delete it with {@link #argFile(int)} once the worker has said hello.
      *
      * @param workerId the pool's number for it
      * @param ringFile its transport file, already created
@@ -75,16 +79,33 @@ final class WorkerLauncher implements AutoCloseable {
      * @throws IOException when the JVM cannot be started
      */
     Process launch(int workerId, Path ringFile) throws IOException {
+        Files.createDirectories(folder, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        final Path argFile = argFile(workerId);
+        Files.deleteIfExists(argFile);
+        Files.createFile(argFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.write(argFile, argFileContent);
         final ProcessBuilder pb = new ProcessBuilder(java, "@" + argFile, WorkerMain.class.getName(),
             ringFile.toString(), Integer.toString(workerId), Long.toString(ProcessHandle.current().pid()));
-        return pb.start();
+        try {
+            return pb.start();
+        } catch (IOException e) {
+            Files.deleteIfExists(argFile);
+            throw e;
+        }
     }
 
-    /** Deletes the argument file. */
-    @Override
-    public void close() {
+    /**
+     * @param workerId a worker's number
+     * @return the path of its argument file
+     */
+    Path argFile(int workerId) {
+        return folder.resolve(prefix + "-worker-" + workerId + ".args");
+    }
+
+    /** Deletes a worker's argument file (the JVM reads it only at start). */
+    void deleteArgFile(int workerId) {
         try {
-            Files.deleteIfExists(argFile);
+            Files.deleteIfExists(argFile(workerId));
         } catch (IOException ignored) {
             // the folder is reaped with the process; nothing else to do
         }
