@@ -20,4 +20,5 @@ EXTRA=()
 if [[ " $* " != *" -rff "* ]]; then
   EXTRA=(-rf json -rff "$ROOT/bench/target/jmh-result-jdk$FEATURE.json")
 fi
-exec "$JAVA" -cp "$JAR" dev.sharray.bench.JmhLauncher "${EXTRA[@]}" "$@"
+HOST=(); ((FEATURE >= 24)) && HOST=(--sun-misc-unsafe-memory-access=allow)   # quiets the host JVM; forks get config/jvm.flags
+exec "$JAVA" "${HOST[@]}" -cp "$JAR" dev.sharray.bench.JmhLauncher "${EXTRA[@]}" "$@"
