@@ -21,6 +21,19 @@ final class AgronaMapping implements Mapping {
         this.length = length;
     }
 
+    /** Maps through an already open channel (saves reopening the file the header was read from). */
+    static AgronaMapping map(FileChannel channel, Path file, long length) throws java.io.IOException {
+        checkLength(file, length);
+        return new AgronaMapping(channel.map(FileChannel.MapMode.READ_WRITE, 0, length), length);
+    }
+
+    private static void checkLength(Path file, long length) {
+        if (length > MAX_LENGTH) {
+            throw new IllegalArgumentException("the AGRONA backing maps at most 2 GiB; " + file + " needs "
+                + length + " bytes: use Backing.MAPPED_FILE");
+        }
+    }
+
     static AgronaMapping map(Path file, long length) {
         if (length > MAX_LENGTH) {
             throw new IllegalArgumentException("the AGRONA backing maps at most 2 GiB; " + file + " needs "

@@ -22,6 +22,7 @@ final class LeakDetector {
     private static final ReferenceQueue<Object> QUEUE = new ReferenceQueue<>();
     private static final Set<Tracker> LIVE = ConcurrentHashMap.newKeySet();
     private static final AtomicLong LEAKS = new AtomicLong();
+    private static volatile String lastReport = "";
     private static final int SAMPLING = Math.max(1, Integer.getInteger("sharray.leakDetection.samplingInterval", 16));
     private static volatile LeakDetection level = parse(System.getProperty("sharray.leakDetection", "simple"));
 
@@ -67,6 +68,7 @@ final class LeakDetector {
             Tracker t = (Tracker) ref;
             if (LIVE.remove(t)) {
                 LEAKS.incrementAndGet();
+                lastReport = t.description + (t.creation == null ? "" : " created at " + stackOf(t.creation));
                 if (t.creation != null) {
                     LOG.warn("LEAK: {} was not released before it became unreachable; its file stays until "
                         + "process exit. Created at:", t.description, t.creation);
@@ -77,6 +79,17 @@ final class LeakDetector {
                 }
             }
         }
+    }
+
+    private static String stackOf(Throwable t) {
+        java.io.StringWriter w = new java.io.StringWriter();
+        t.printStackTrace(new java.io.PrintWriter(w));
+        return w.toString();
+    }
+
+    /** @return the text of the latest leak report, for tests */
+    static String lastReport() {
+        return lastReport;
     }
 
     /** @return how many leaks were reported in this process so far (polls first) */

@@ -1,46 +1,83 @@
 package dev.sharray;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Optional;
 
 /**
- * A process named by (pid, start time): pids are reused, the pair is not. Start times are milliseconds
- * since the epoch as {@link ProcessHandle.Info#startInstant()} reports them, which every JVM on the host
- * derives the same way from {@code /proc}.
+ * A process named by (pid, start time): pids are reused, the pair is not. The start time is the kernel's
+ * {@code starttime} from {@code /proc/<pid>/stat} (clock ticks since boot): exact, identical for every
+ * reader, and one small file read to check, which keeps liveness checks on the open/release path cheap.
+ * Where {@code /proc} is unavailable, {@link ProcessHandle} start instants (milliseconds) are used.
  */
 final class ProcessIdentity {
+    private static final boolean PROC = Files.isReadable(Path.of("/proc/self/stat"));
     static final long PID = ProcessHandle.current().pid();
-    static final long START_MILLIS = startMillis(ProcessHandle.current());
+    static final long START = startOf(PID);
+    /** How long a verified (pid, start) pair is trusted while /proc/pid exists: reading stat costs ~10 us. */
+    private static final long TRUST_NANOS = 1_000_000_000L;
+    private static final java.util.concurrent.ConcurrentHashMap<Long, long[]> VERIFIED = new java.util.concurrent.ConcurrentHashMap<>();
 
     private ProcessIdentity() {
     }
 
-    private static long startMillis(ProcessHandle handle) {
-        return handle.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+    /** @return the start time of {@code pid}, or 0 if it is not running, a zombie, or unreadable */
+    static long startOf(long pid) {
+        if (PROC) {
+            try {
+                String stat = new String(Files.readAllBytes(Path.of("/proc/" + pid + "/stat")), StandardCharsets.US_ASCII);
+                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                if (fields[0].equals("Z") || fields[0].equals("X")) {
+                    return 0; // a zombie has exited: its mappings and references are gone
+                }
+                return Long.parseLong(fields[19]); // field 22 of stat; fields[0] is field 3
+            } catch (NoSuchFileException e) {
+                return 0;
+            } catch (IOException | RuntimeException e) {
+                return 0;
+            }
+        }
+        Optional<ProcessHandle> h = ProcessHandle.of(pid);
+        return h.flatMap(p -> p.info().startInstant()).map(Instant::toEpochMilli).orElse(0L);
     }
 
     /**
      * @param pid process id
-     * @param startMillis start time recorded for it, or 0 when unknown
+     * @param start start time recorded for it, or 0 when unknown
      * @return false only when the process is certainly gone: no such pid, or the pid now belongs to a
      *     process started at another time
      */
-    static boolean isAlive(long pid, long startMillis) {
+    static boolean isAlive(long pid, long start) {
         if (pid == PID) {
-            return startMillis == 0 || startMillis == START_MILLIS;
+            return start == 0 || start == START;
         }
         if (pid <= 0) {
             return false;
         }
-        Optional<ProcessHandle> handle = ProcessHandle.of(pid);
-        if (handle.isEmpty() || !handle.get().isAlive()) {
+        if (!PROC) {
+            long actual = startOf(pid);
+            return actual == 0 ? ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) : start == 0 || actual == start;
+        }
+        if (!Files.exists(Path.of("/proc/" + pid))) {
+            return false; // certainly gone (one stat call)
+        }
+        long now = System.nanoTime();
+        long[] verified = VERIFIED.get(pid);
+        if (verified != null && verified[0] == start && now - verified[1] < TRUST_NANOS) {
+            return true; // the same process was verified moments ago and its pid still exists
+        }
+        long actual = startOf(pid);
+        if (actual == 0) {
+            VERIFIED.remove(pid);
             return false;
         }
-        if (startMillis == 0) {
-            return true;
+        if (actual == start) {
+            VERIFIED.put(pid, new long[] {actual, now});
         }
-        long actual = startMillis(handle.get());
-        // tolerate rounding differences between readers of the same jiffies
-        return actual == 0 || Math.abs(actual - startMillis) < 20;
+        return start == 0 || actual == start;
     }
 }

@@ -90,8 +90,8 @@ final class Reaper {
         if (ownerAlive || stillHeld) {
             return;
         }
-        Path claimed = folder.resolveSibling(DELETING_PREFIX + "reaper-" + ProcessIdentity.PID + "-"
-            + ProcessIdentity.START_MILLIS + "-" + TempFolders.randomHex());
+        Path claimed = folder.resolveSibling(DELETING_PREFIX + "reaper-" + ProcessIdentity.PID + "-t"
+            + ProcessIdentity.START + "-" + TempFolders.randomHex());
         try {
             Files.move(folder, claimed, StandardCopyOption.ATOMIC_MOVE);
         } catch (NoSuchFileException e) {

@@ -28,7 +28,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class RefCountFile {
     static final int FILE_SIZE = 4096;
     static final int MAGIC = 0x46455253; // "SREF"
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int LIVE = 1;
     static final int DELETING = 2;
     static final int DELETED = 3;
@@ -62,7 +62,7 @@ final class RefCountFile {
             "sharray-refs", 0, FILE_SIZE));
         f.buffer.putInt(4, VERSION);
         f.buffer.putInt(12, SLOTS);
-        f.buffer.putLong(SLOTS_OFFSET + 8, ProcessIdentity.START_MILLIS);
+        f.buffer.putLong(SLOTS_OFFSET + 8, ProcessIdentity.START);
         f.buffer.putLong(SLOTS_OFFSET + 16, 1);
         f.buffer.putLong(SLOTS_OFFSET, ProcessIdentity.PID);
         f.buffer.putIntVolatile(STATE_OFFSET, LIVE);
@@ -72,17 +72,19 @@ final class RefCountFile {
 
     /** Maps an existing reference file, validating its header. */
     static RefCountFile open(Path path) {
-        long size;
-        try {
-            size = Files.size(path);
-        } catch (IOException e) {
+        MappedByteBuffer mapped;
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long size = ch.size();
+            if (size != FILE_SIZE) {
+                throw new InvalidDescriptorException("refcount", path + " has " + size + " bytes, expected " + FILE_SIZE);
+            }
+            mapped = ch.map(FileChannel.MapMode.READ_WRITE, 0, FILE_SIZE);
+        } catch (java.nio.file.NoSuchFileException e) {
             throw new IllegalStateException("the array was released: its reference file " + path + " is gone", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot map the reference file " + path, e);
         }
-        if (size != FILE_SIZE) {
-            throw new InvalidDescriptorException("refcount", path + " has " + size + " bytes, expected " + FILE_SIZE);
-        }
-        RefCountFile f = new RefCountFile(path, IoUtil.mapExistingFile(path.toFile(), FileChannel.MapMode.READ_WRITE,
-            "sharray-refs", 0, FILE_SIZE));
+        RefCountFile f = new RefCountFile(path, mapped);
         if (f.buffer.getIntVolatile(0) != MAGIC || f.buffer.getInt(4) != VERSION || f.buffer.getInt(12) != SLOTS) {
             f.unmap();
             throw new InvalidDescriptorException("refcount", path + " is not a sharray reference file of version " + VERSION);
@@ -115,7 +117,7 @@ final class RefCountFile {
         for (int i = 0; i < SLOTS; i++) {
             int o = ownerOffset(i);
             if (buffer.getLongVolatile(o) == ProcessIdentity.PID) {
-                if (buffer.getLongVolatile(o + 8) == ProcessIdentity.START_MILLIS) {
+                if (buffer.getLongVolatile(o + 8) == ProcessIdentity.START) {
                     return i;
                 }
                 reclaimIfDead(i); // an earlier process with our pid
@@ -125,7 +127,7 @@ final class RefCountFile {
             for (int i = 0; i < SLOTS; i++) {
                 int o = ownerOffset(i);
                 if (buffer.getLongVolatile(o) == 0 && buffer.compareAndSetLong(o, 0, ProcessIdentity.PID)) {
-                    buffer.putLongVolatile(o + 8, ProcessIdentity.START_MILLIS);
+                    buffer.putLongVolatile(o + 8, ProcessIdentity.START);
                     return i;
                 }
             }

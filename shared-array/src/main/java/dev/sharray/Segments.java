@@ -63,9 +63,7 @@ final class Segments {
                 throw released(realDataPath);
             }
             try {
-                NpyHeader header = readHeader(realDataPath);
-                mapping = Mapping.map(realDataPath, mappedLength(realDataPath, header), backingFor(header));
-                Segment s = new Segment(realDataPath, refPath, mapping, header, refs, slot, 0);
+                Segment s = mapData(realDataPath, refPath, refs, slot);
                 OPEN.put(realDataPath, s);
                 return s;
             } catch (RuntimeException e) {
@@ -86,22 +84,32 @@ final class Segments {
             existing.addRef();
             return existing;
         }
-        NpyHeader header = readHeader(realPath);
-        Mapping mapping = Mapping.map(realPath, mappedLength(realPath, header), backingFor(header));
-        Segment s = new Segment(realPath, null, mapping, header, null, -1, 1);
+        Segment s = mapData(realPath, null, null, -1);
         OPEN.put(realPath, s);
         return s;
     }
 
-    /** The whole file when it is a page multiple (sharray's own files), else exactly header plus data. */
-    private static long mappedLength(Path file, NpyHeader header) {
-        long needed = header.dataOffset + header.dataBytes();
-        try {
-            long size = Files.size(file);
-            return size % 4096 == 0 && size <= needed + 4096 ? size : needed;
+    /** Reads the header and maps the file through one channel (AGRONA) or Chronicle for large files. */
+    private static Segment mapData(Path file, Path refPath, RefCountFile refs, int slot) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            NpyHeader header = NpyHeader.read(ch);
+            long length = mappedLength(ch.size(), header);
+            Mapping mapping = backingFor(header) == Backing.AGRONA ? AgronaMapping.map(ch, file, length)
+                : Mapping.map(file, length, Backing.MAPPED_FILE);
+            return new Segment(file, refPath, mapping, header, refs, slot, refs == null ? 1 : 0);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw released(file);
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new UncheckedIOException("no read-write access to " + file, e);
         } catch (IOException e) {
-            return needed;
+            throw new UncheckedIOException("cannot map " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The whole file when it is a page multiple (sharray's own files), else exactly header plus data. */
+    private static long mappedLength(long size, NpyHeader header) {
+        long needed = header.dataOffset + header.dataBytes();
+        return size % 4096 == 0 && size <= needed + 4096 ? size : needed;
     }
 
     private static Backing backingFor(NpyHeader header) {

@@ -19,7 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Where arrays live: {@code <root>/sharray-<user>/<host>-<pid>-<startMillis>-<random>/}, one folder per
+ * Where arrays live: {@code <root>/sharray-<user>/<host>-<pid>-t<start>-<random>/}, one folder per
  * owning process (mode 0700, files 0600). Root: explicit option, else {@code SHARRAY_TEMP_FOLDER} (or the
  * system property {@code sharray.tempFolder}), else {@code /dev/shm} when it has room for this array,
  * else {@code java.io.tmpdir}.
@@ -28,8 +28,8 @@ final class TempFolders {
     static final Set<PosixFilePermission> DIR_MODE = PosixFilePermissions.fromString("rwx------");
     static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-------");
     static final Path DEV_SHM = Path.of("/dev/shm");
-    /** Owner folder names: host, pid, start millis, random. */
-    static final Pattern OWNER_FOLDER = Pattern.compile("(.+)-(\\d+)-(\\d+)-([0-9a-f]{8})");
+    /** Owner folder names: host, pid, start time (see ProcessIdentity), random. */
+    static final Pattern OWNER_FOLDER = Pattern.compile("(.+)-(\\d+)-t(\\d+)-([0-9a-f]{8})");
     /** Keep this much free on /dev/shm beyond the array before choosing it. */
     private static final long SHM_HEADROOM = 64L << 20;
 
@@ -130,7 +130,7 @@ final class TempFolders {
                 // shared by this user's processes
             }
             Files.setPosixFilePermissions(userDir, DIR_MODE);
-            Path folder = userDir.resolve(HOST + "-" + ProcessIdentity.PID + "-" + ProcessIdentity.START_MILLIS + "-" + randomHex());
+            Path folder = userDir.resolve(HOST + "-" + ProcessIdentity.PID + "-t" + ProcessIdentity.START + "-" + randomHex());
             Files.createDirectory(folder, PosixFilePermissions.asFileAttribute(DIR_MODE));
             Files.setPosixFilePermissions(folder, DIR_MODE); // umask may have narrowed it further; make it exact
             return folder;
@@ -148,7 +148,7 @@ final class TempFolders {
     /**
      * Parses an owner folder name.
      *
-     * @return {pid, startMillis}, or null when the name is not an owner folder
+     * @return {pid, start}, or null when the name is not an owner folder
      */
     static long[] parseOwner(String folderName) {
         Matcher m = OWNER_FOLDER.matcher(folderName);

@@ -1,0 +1,46 @@
+package dev.sharray.codec;
+
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.ByteBuffer;
+
+/** Native addresses of direct ByteBuffers, without allocating when the JDK lets us. */
+final class Buffers {
+    /**
+     * sun.nio.ch.DirectBuffer#address, reachable because the project's JVM flags export sun.nio.ch;
+     * null without that flag, and then JNA (which allocates a Pointer per call) answers instead.
+     */
+    private static final MethodHandle ADDRESS = find();
+
+    private Buffers() {
+    }
+
+    private static MethodHandle find() {
+        try {
+            Class<?> c = Class.forName("sun.nio.ch.DirectBuffer");
+            MethodHandle h = MethodHandles.publicLookup().findVirtual(c, "address", MethodType.methodType(long.class));
+            return h.asType(MethodType.methodType(long.class, ByteBuffer.class));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Address of the buffer's position; the buffer must be direct (checked by the caller). */
+    static long address(ByteBuffer b) {
+        return base(b) + b.position();
+    }
+
+    private static long base(ByteBuffer b) {
+        if (ADDRESS != null) {
+            try {
+                return (long) ADDRESS.invokeExact(b);
+            } catch (Throwable t) {
+                // Fall through to JNA: the handle only fails if the JDK changes underneath us.
+            }
+        }
+        return Pointer.nativeValue(Native.getDirectBufferPointer(b));
+    }
+}

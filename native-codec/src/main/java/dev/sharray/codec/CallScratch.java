@@ -1,0 +1,27 @@
+package dev.sharray.codec;
+
+import java.util.Arrays;
+
+/**
+ * One thread's reusable argument arrays for engine calls, so a call allocates nothing. Heap references
+ * are cleared after each call so the scratch never keeps a caller's shards alive.
+ */
+final class CallScratch {
+    private static final ThreadLocal<CallScratch> LOCAL = ThreadLocal.withInitial(CallScratch::new);
+
+    final byte[][] src = new byte[ErasureCodec.MAX_SHARDS][];
+    final byte[][] dst = new byte[ErasureCodec.MAX_SHARDS][];
+    final long[] srcAddr = new long[ErasureCodec.MAX_SHARDS];
+    final long[] dstAddr = new long[ErasureCodec.MAX_SHARDS];
+    final boolean[] writable = new boolean[ErasureCodec.MAX_SHARDS];
+    final PatternKey probe = new PatternKey();
+
+    static CallScratch get() {
+        return LOCAL.get();
+    }
+
+    void clear() {
+        Arrays.fill(src, null);
+        Arrays.fill(dst, null);
+    }
+}

@@ -1,0 +1,161 @@
+package dev.sharray.codec;
+
+import dev.sharray.DType;
+import dev.sharray.SharedArray;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * Argument validation, done in full before any kernel runs: nothing a caller passes may reach C
+ * unchecked. Each method returns the common shard length it established.
+ */
+final class Checks {
+    private final int k;
+    private final int n;
+
+    Checks(int k, int n) {
+        this.k = k;
+        this.n = n;
+    }
+
+    /** Every shard non-null, same non-zero length. */
+    int heap(byte[][] shards) {
+        count(shards);
+        int len = -1;
+        for (int i = 0; i < n; i++) {
+            if (shards[i] == null) {
+                throw new NullPointerException("shard " + i + " is null");
+            }
+            len = sameLength(i, shards[i].length, len, "");
+        }
+        return len;
+    }
+
+    void range(int offset, int length, int shardLength) {
+        if (offset < 0 || length < 1 || offset > shardLength - length) {
+            throw new IndexOutOfBoundsException("offset " + offset + " and length " + length
+                + " out of range for shards of length " + shardLength);
+        }
+    }
+
+    /** Present shards non-null with one length; missing ones null or of that length. */
+    int heapReconstruct(byte[][] shards, boolean[] present) {
+        count(shards);
+        present(present);
+        int len = -1;
+        for (int i = 0; i < n; i++) {
+            if (present[i]) {
+                if (shards[i] == null) {
+                    throw new NullPointerException("shard " + i + " is marked present but is null");
+                }
+                len = sameLength(i, shards[i].length, len, "");
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            if (!present[i] && shards[i] != null && shards[i].length != len) {
+                throw new IllegalArgumentException("missing shard " + i + " has length " + shards[i].length
+                    + ", expected " + len + " (or null to allocate it)");
+            }
+        }
+        return len;
+    }
+
+    /** Every buffer direct with the same non-zero remaining(); {@code writable[i]} ones not read-only. */
+    int buffers(ByteBuffer[] shards, boolean[] writable) {
+        count(shards);
+        int len = -1;
+        for (int i = 0; i < n; i++) {
+            ByteBuffer b = shards[i];
+            if (b == null) {
+                throw new NullPointerException("shard " + i + " is null");
+            }
+            if (!b.isDirect()) {
+                throw new IllegalArgumentException("shard " + i + " is not a direct ByteBuffer");
+            }
+            if (writable[i] && b.isReadOnly()) {
+                throw new IllegalArgumentException("shard " + i + " is read-only but must be written");
+            }
+            len = sameLength(i, b.remaining(), len, " bytes remaining");
+        }
+        return len;
+    }
+
+    /** A live, contiguous UINT8 array of shape (k + m, shardLength >= 1); returns shardLength. */
+    long stripe(SharedArray stripe) {
+        if (stripe == null) {
+            throw new NullPointerException("stripe must not be null");
+        }
+        if (stripe.isReleased()) {
+            throw new IllegalStateException("stripe has been released");
+        }
+        if (stripe.dtype() != DType.UINT8) {
+            throw new IllegalArgumentException("stripe dtype is " + stripe.dtype() + ", expected UINT8");
+        }
+        long[] shape = stripe.shape();
+        if (shape.length != 2 || shape[0] != n || shape[1] < 1) {
+            throw new IllegalArgumentException("stripe shape is " + Arrays.toString(shape) + ", expected [" + n
+                + ", shardLength >= 1] (" + k + " data + " + (n - k) + " parity rows)");
+        }
+        if (!stripe.isContiguous()) {
+            throw new IllegalArgumentException("stripe must be contiguous (row-major), but has strides "
+                + Arrays.toString(stripe.strides()));
+        }
+        return shape[1];
+    }
+
+    /** The present flags: right length, and at least k set. */
+    void present(boolean[] present) {
+        if (present == null) {
+            throw new NullPointerException("present must not be null");
+        }
+        if (present.length != n) {
+            throw new IllegalArgumentException("present has length " + present.length + ", expected " + n);
+        }
+        int count = 0;
+        for (boolean p : present) {
+            if (p) {
+                count++;
+            }
+        }
+        if (count < k) {
+            throw new TooFewShardsException(count, k);
+        }
+    }
+
+    void dataIndex(int dataIndex) {
+        if (dataIndex < 0 || dataIndex >= k) {
+            throw new IndexOutOfBoundsException("dataIndex " + dataIndex + " out of range [0, " + k + ")");
+        }
+    }
+
+    static void newDataLength(long actual, long expected) {
+        if (actual != expected) {
+            throw new IllegalArgumentException("newData has length " + actual + ", expected " + expected);
+        }
+    }
+
+    private void count(Object[] shards) {
+        if (shards == null) {
+            throw new NullPointerException("shards must not be null");
+        }
+        if (shards.length != n) {
+            throw new IllegalArgumentException("expected " + n + " shards (" + k + " data + " + (n - k)
+                + " parity), got " + shards.length);
+        }
+    }
+
+    private static int sameLength(int i, int length, int expected, String unit) {
+        if (expected < 0) {
+            if (length == 0) {
+                throw new IllegalArgumentException("shard " + i + " is empty; shards must hold at least 1 byte");
+            }
+            return length;
+        }
+        if (length != expected) {
+            throw new IllegalArgumentException(unit.isEmpty()
+                ? "shard " + i + " has length " + length + ", expected " + expected
+                : "shard " + i + " has " + length + unit + ", expected " + expected);
+        }
+        return expected;
+    }
+}

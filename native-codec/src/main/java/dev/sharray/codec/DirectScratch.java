@@ -1,0 +1,55 @@
+package dev.sharray.codec;
+
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * One thread's native work memory for the address-based engines: pointer arrays handed to C, and a
+ * staging area for heap shards. Never shared between threads (kernels are stateless; scratch is not).
+ */
+final class DirectScratch {
+    /** Bytes of each shard staged per kernel call on the heap paths: the staged stripe stays in L2. */
+    static final int CHUNK = 16 * 1024;
+    private static final int SLOT = ErasureCodec.MAX_SHARDS * Long.BYTES;
+    private static final ThreadLocal<DirectScratch> LOCAL = ThreadLocal.withInitial(DirectScratch::new);
+
+    private final ByteBuffer pointers = ByteBuffer.allocateDirect(4 * SLOT).order(ByteOrder.nativeOrder());
+    private final long pointerBase = address(pointers);
+    final long[] stagedSrc = new long[ErasureCodec.MAX_SHARDS];
+    final long[] stagedDst = new long[ErasureCodec.MAX_SHARDS];
+    final long[] stagedWork = new long[ErasureCodec.MAX_SHARDS];
+    private ByteBuffer staging;
+    private long stagingBase;
+
+    static DirectScratch get() {
+        return LOCAL.get();
+    }
+
+    /** Writes {@code count} addresses into pointer slot {@code slot} (0..3) and returns its address. */
+    long pointers(int slot, long[] addresses, int count, long offset) {
+        int base = slot * SLOT;
+        for (int i = 0; i < count; i++) {
+            pointers.putLong(base + i * Long.BYTES, addresses[i] + offset);
+        }
+        return pointerBase + base;
+    }
+
+    /** The staging area, grown to at least {@code bytes}; its contents are undefined. */
+    ByteBuffer staging(int bytes) {
+        if (staging == null || staging.capacity() < bytes) {
+            staging = ByteBuffer.allocateDirect(bytes);
+            stagingBase = address(staging);
+        }
+        return staging;
+    }
+
+    long stagingAddress() {
+        return stagingBase;
+    }
+
+    private static long address(ByteBuffer b) {
+        return Pointer.nativeValue(Native.getDirectBufferPointer(b));
+    }
+}

@@ -1,0 +1,60 @@
+package dev.sharray.codec;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Turns a requested backend (and optional SIMD cap) into a working engine. */
+final class Engines {
+    private static final Logger LOG = LoggerFactory.getLogger(ErasureCodec.class);
+    private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
+
+    private Engines() {
+    }
+
+    static Engine select(Backend requested, SimdLevel cap) {
+        switch (requested) {
+            case NATIVE:
+                if (!NativeLib.available()) {
+                    throw new IllegalStateException("native codec library unavailable: " + NativeLib.failure());
+                }
+                return nativeEngine(cap);
+            case ISAL:
+                if (!IsalLib.available()) {
+                    throw new IllegalStateException("ISA-L (libisal.so.2) unavailable: " + IsalLib.failure());
+                }
+                return new IsalEngine();
+            case JAVA:
+                return vectorEngine();
+            default:
+                if (NativeLib.available()) {
+                    return nativeEngine(cap);
+                }
+                if (FALLBACK_LOGGED.compareAndSet(false, true)) {
+                    LOG.warn("sharray codec: native library unavailable ({}); using the Java Vector API backend",
+                        NativeLib.failure());
+                }
+                return vectorEngine();
+        }
+    }
+
+    private static Engine nativeEngine(SimdLevel cap) {
+        SimdLevel max = NativeEngine.maxLevel();
+        if (cap == null) {
+            return new NativeEngine(max);
+        }
+        if (cap.nativeCode() < 0 || cap.nativeCode() > max.nativeCode()) {
+            throw new IllegalArgumentException("SIMD level " + cap + " is not available to the native backend"
+                + " on this CPU (best: " + max + ")");
+        }
+        return new NativeEngine(cap);
+    }
+
+    private static Engine vectorEngine() {
+        try {
+            return new VectorEngine();
+        } catch (NoClassDefFoundError e) {
+            throw new IllegalStateException("the JAVA backend needs --add-modules=jdk.incubator.vector", e);
+        }
+    }
+}

@@ -1,0 +1,600 @@
+package dev.sharray.codec;
+
+import dev.sharray.SharedArray;
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A systematic Reed-Solomon erasure codec over GF(2^8) (polynomial 0x11D, generator 2) with
+ * {@code k} data shards and {@code m} parity shards, {@code k + m <= 256}.
+ *
+ * <p>A stripe is {@code k + m} shards of one length: data shards first, then parity, as in Backblaze
+ * JavaReedSolomon and klauspost/reedsolomon. Any {@code k} surviving shards rebuild the rest. Every
+ * operation exists for three stripe forms:
+ * <ul>
+ *   <li>{@code byte[][]} of {@code k + m} arrays;</li>
+ *   <li>{@code ByteBuffer[]} of {@code k + m} <em>direct</em> buffers: each shard is the buffer's
+ *       {@code position()..limit()} range; positions and limits are never changed;</li>
+ *   <li>a {@code SharedArray} of dtype UINT8 and shape {@code (k + m, shardLength)}, contiguous,
+ *       processed in place (raw addresses go straight to the kernels, nothing is copied).</li>
+ * </ul>
+ *
+ * <p>Instances are immutable and thread-safe: kernels are stateless, encode tables are built once
+ * and only read, scratch memory is per thread, and decode tables are cached per erasure pattern in a
+ * concurrent map. Concurrent calls must not write the same shards, of course. Every argument is
+ * validated before any kernel runs; invalid input throws and never reaches native code.
+ */
+public final class ErasureCodec {
+    /** Most shards a stripe can have: GF(2^8) has 256 distinct evaluation points. */
+    public static final int MAX_SHARDS = 256;
+    /** Bound on cached decode plans; patterns beyond it are computed per call (still correct). */
+    private static final int MAX_CACHED_PLANS = 4096;
+
+    private final int k;
+    private final int m;
+    private final int n;
+    private final Matrix matrix;
+    private final int[][] generator;
+    private final Engine engine;
+    private final Checks checks;
+    private final Tables encodeTables;
+    /** Per data shard: its generator column over the parity rows, for {@code update}. */
+    private final Tables[] columnTables;
+    private final boolean[] parityFlags;
+    private final boolean[] readOnlyFlags;
+    private final ConcurrentHashMap<PatternKey, DecodePlan> plans = new ConcurrentHashMap<>();
+
+    private ErasureCodec(int k, int m, Matrix matrix, Engine engine) {
+        this.k = k;
+        this.m = m;
+        this.n = k + m;
+        this.matrix = matrix;
+        this.generator = matrix.generate(k, m);
+        this.engine = engine;
+        this.checks = new Checks(k, n);
+        this.encodeTables = engine.prepare(Arrays.copyOfRange(generator, k, n));
+        this.columnTables = new Tables[k];
+        for (int d = 0; d < k; d++) {
+            int[][] column = new int[m][1];
+            for (int p = 0; p < m; p++) {
+                column[p][0] = generator[k + p][d];
+            }
+            columnTables[d] = engine.prepare(column);
+        }
+        this.parityFlags = new boolean[n];
+        Arrays.fill(parityFlags, k, n, true);
+        this.readOnlyFlags = new boolean[n];
+    }
+
+    /**
+     * A Vandermonde codec on the best available backend ({@link Backend#AUTO}).
+     *
+     * @param dataShards   k, at least 1
+     * @param parityShards m, at least 1, with k + m at most 256
+     * @return the codec
+     */
+    public static ErasureCodec create(int dataShards, int parityShards) {
+        return builder(dataShards, parityShards).build();
+    }
+
+    /**
+     * A builder to choose the matrix, backend and SIMD level.
+     *
+     * @param dataShards   k, at least 1
+     * @param parityShards m, at least 1, with k + m at most 256
+     * @return a builder defaulting to {@link Matrix#VANDERMONDE} and {@link Backend#AUTO}
+     */
+    public static Builder builder(int dataShards, int parityShards) {
+        if (dataShards < 1 || parityShards < 1 || dataShards + parityShards > MAX_SHARDS) {
+            throw new IllegalArgumentException("need dataShards >= 1, parityShards >= 1 and dataShards + "
+                + "parityShards <= " + MAX_SHARDS + ", got " + dataShards + " + " + parityShards);
+        }
+        return new Builder(dataShards, parityShards);
+    }
+
+    /** @return k, the number of data shards */
+    public int dataShards() {
+        return k;
+    }
+
+    /** @return m, the number of parity shards */
+    public int parityShards() {
+        return m;
+    }
+
+    /** @return k + m */
+    public int totalShards() {
+        return n;
+    }
+
+    /** @return the generator matrix kind */
+    public Matrix matrix() {
+        return matrix;
+    }
+
+    /** @return the backend actually running (never {@link Backend#AUTO}) */
+    public Backend backend() {
+        return engine.backend();
+    }
+
+    /** @return the instruction set the kernels run with */
+    public SimdLevel simdLevel() {
+        return engine.simdLevel();
+    }
+
+    /**
+     * The full (k + m) x k generator matrix (top k rows are the identity).
+     *
+     * @return a fresh copy, entries 0..255
+     */
+    public int[][] generatorMatrix() {
+        int[][] r = new int[n][];
+        for (int i = 0; i < n; i++) {
+            r[i] = generator[i].clone();
+        }
+        return r;
+    }
+
+    // ------------------------------------------------------------------ byte[][]
+
+    /**
+     * Computes the parity shards from the data shards.
+     *
+     * @param shards k data then m parity arrays of one length; parity is overwritten
+     */
+    public void encode(byte[][] shards) {
+        int len = checks.heap(shards);
+        encode(shards, 0, len);
+    }
+
+    /**
+     * Computes bytes {@code [offset, offset + length)} of the parity shards from the same range of the
+     * data shards, like Backblaze's {@code encodeParity}.
+     *
+     * @param shards k data then m parity arrays of one length
+     * @param offset first byte of every shard to encode
+     * @param length bytes to encode, at least 1
+     */
+    public void encode(byte[][] shards, int offset, int length) {
+        checks.range(offset, length, checks.heap(shards));
+        CallScratch c = CallScratch.get();
+        try {
+            System.arraycopy(shards, 0, c.src, 0, k);
+            System.arraycopy(shards, k, c.dst, 0, m);
+            engine.dot(encodeTables, c.src, c.dst, offset, length, false);
+        } finally {
+            c.clear();
+        }
+    }
+
+    /**
+     * Checks the parity shards against the data shards without modifying anything.
+     *
+     * @param shards k data then m parity arrays of one length
+     * @return true when every parity byte is what {@link #encode(byte[][])} would write
+     */
+    public boolean verify(byte[][] shards) {
+        int len = checks.heap(shards);
+        CallScratch c = CallScratch.get();
+        try {
+            System.arraycopy(shards, 0, c.src, 0, k);
+            System.arraycopy(shards, k, c.dst, 0, m);
+            return engine.verify(encodeTables, c.src, c.dst, 0, len);
+        } finally {
+            c.clear();
+        }
+    }
+
+    /**
+     * Rebuilds every missing shard, data and parity, from any k present ones. A missing entry may be
+     * {@code null} (a new array is stored into {@code shards}) or an array of the shard length, which
+     * is overwritten. Present shards are only read; {@code present} is not modified.
+     *
+     * @param shards  k + m entries
+     * @param present which entries hold valid data; at least k must be true
+     * @throws TooFewShardsException when fewer than k are present
+     */
+    public void reconstruct(byte[][] shards, boolean[] present) {
+        reconstructHeap(shards, present, false);
+    }
+
+    /**
+     * Like {@link #reconstruct(byte[][], boolean[])} but rebuilds only the missing data shards; missing
+     * parity entries are left as they are (possibly null).
+     *
+     * @param shards  k + m entries
+     * @param present which entries hold valid data; at least k must be true
+     * @throws TooFewShardsException when fewer than k are present
+     */
+    public void reconstructData(byte[][] shards, boolean[] present) {
+        reconstructHeap(shards, present, true);
+    }
+
+    /**
+     * Replaces data shard {@code dataIndex} with {@code newData} and patches every parity shard from the
+     * difference (reads the old data shard, the new data and the parity; no other data shard is read).
+     * Afterwards the stripe equals a full re-encode with the new data.
+     *
+     * @param shards    k + m arrays of one length; the old data must still be in {@code shards[dataIndex]}
+     * @param dataIndex which data shard changes, 0..k-1
+     * @param newData   the new contents, of the shard length; must not be {@code shards[dataIndex]} itself
+     */
+    public void update(byte[][] shards, int dataIndex, byte[] newData) {
+        int len = checks.heap(shards);
+        checks.dataIndex(dataIndex);
+        if (newData == null) {
+            throw new NullPointerException("newData must not be null");
+        }
+        Checks.newDataLength(newData.length, len);
+        if (newData == shards[dataIndex]) {
+            throw new IllegalArgumentException("newData must not be the shard array it replaces "
+                + "(the old contents are needed to patch the parity)");
+        }
+        CallScratch c = CallScratch.get();
+        try {
+            System.arraycopy(shards, k, c.dst, 0, m);
+            // parity ^= col * old, then ^= col * new: together col * (old ^ new).
+            c.src[0] = shards[dataIndex];
+            engine.dot(columnTables[dataIndex], c.src, c.dst, 0, len, true);
+            c.src[0] = newData;
+            engine.dot(columnTables[dataIndex], c.src, c.dst, 0, len, true);
+        } finally {
+            c.clear();
+        }
+        System.arraycopy(newData, 0, shards[dataIndex], 0, len);
+    }
+
+    private void reconstructHeap(byte[][] shards, boolean[] present, boolean dataOnly) {
+        int len = checks.heapReconstruct(shards, present);
+        DecodePlan plan = plan(present);
+        int count = dataOnly ? plan.missingData : plan.missing.length;
+        if (count == 0) {
+            return;
+        }
+        CallScratch c = CallScratch.get();
+        try {
+            for (int r = 0; r < count; r++) {
+                int i = plan.missing[r];
+                if (shards[i] == null) {
+                    shards[i] = new byte[len];
+                }
+                c.dst[r] = shards[i];
+            }
+            for (int j = 0; j < k; j++) {
+                c.src[j] = shards[plan.survivors[j]];
+            }
+            engine.dot(dataOnly ? plan.dataOnly : plan.all, c.src, c.dst, 0, len, false);
+        } finally {
+            c.clear();
+        }
+    }
+
+    // ------------------------------------------------------------------ direct ByteBuffer[]
+
+    /**
+     * Computes the parity shards from the data shards.
+     *
+     * @param shards k data then m parity direct buffers with equal {@code remaining()}; parity ones writable
+     */
+    public void encode(ByteBuffer[] shards) {
+        long len = checks.buffers(shards, parityFlags);
+        CallScratch c = CallScratch.get();
+        for (int i = 0; i < k; i++) {
+            c.srcAddr[i] = Buffers.address(shards[i]);
+        }
+        for (int p = 0; p < m; p++) {
+            c.dstAddr[p] = Buffers.address(shards[k + p]);
+        }
+        engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
+        Reference.reachabilityFence(shards);
+    }
+
+    /**
+     * Checks the parity shards against the data shards without modifying anything.
+     *
+     * @param shards k data then m parity direct buffers with equal {@code remaining()}
+     * @return true when every parity byte is what {@link #encode(ByteBuffer[])} would write
+     */
+    public boolean verify(ByteBuffer[] shards) {
+        long len = checks.buffers(shards, readOnlyFlags);
+        CallScratch c = CallScratch.get();
+        for (int i = 0; i < k; i++) {
+            c.srcAddr[i] = Buffers.address(shards[i]);
+        }
+        for (int p = 0; p < m; p++) {
+            c.dstAddr[p] = Buffers.address(shards[k + p]);
+        }
+        boolean ok = engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
+        Reference.reachabilityFence(shards);
+        return ok;
+    }
+
+    /**
+     * Rebuilds every missing shard, data and parity, into its buffer (all k + m buffers must be given:
+     * missing ones are the destinations and must be writable).
+     *
+     * @param shards  k + m direct buffers with equal {@code remaining()}
+     * @param present which buffers hold valid data; at least k must be true
+     * @throws TooFewShardsException when fewer than k are present
+     */
+    public void reconstruct(ByteBuffer[] shards, boolean[] present) {
+        reconstructBuffers(shards, present, false);
+    }
+
+    /**
+     * Like {@link #reconstruct(ByteBuffer[], boolean[])} but rebuilds only missing data shards.
+     *
+     * @param shards  k + m direct buffers with equal {@code remaining()}
+     * @param present which buffers hold valid data; at least k must be true
+     * @throws TooFewShardsException when fewer than k are present
+     */
+    public void reconstructData(ByteBuffer[] shards, boolean[] present) {
+        reconstructBuffers(shards, present, true);
+    }
+
+    /**
+     * Replaces data shard {@code dataIndex} with {@code newData} and patches the parity, as
+     * {@link #update(byte[][], int, byte[])} does.
+     *
+     * @param shards    k + m direct buffers with equal {@code remaining()}; the old data still in place
+     * @param dataIndex which data shard changes, 0..k-1
+     * @param newData   a direct buffer whose {@code remaining()} is the shard length, not overlapping
+     *                  any shard; its position is not changed
+     */
+    public void update(ByteBuffer[] shards, int dataIndex, ByteBuffer newData) {
+        checks.dataIndex(dataIndex);
+        CallScratch cs = CallScratch.get();
+        boolean[] w = cs.writable;
+        Arrays.fill(w, false);
+        System.arraycopy(parityFlags, 0, w, 0, n);
+        w[dataIndex] = true;
+        long len = checks.buffers(shards, w);
+        if (newData == null) {
+            throw new NullPointerException("newData must not be null");
+        }
+        if (!newData.isDirect()) {
+            throw new IllegalArgumentException("newData is not a direct ByteBuffer");
+        }
+        Checks.newDataLength(newData.remaining(), len);
+        for (int p = 0; p < m; p++) {
+            cs.dstAddr[p] = Buffers.address(shards[k + p]);
+        }
+        cs.srcAddr[0] = Buffers.address(shards[dataIndex]);
+        engine.dot(columnTables[dataIndex], cs.srcAddr, cs.dstAddr, len, true);
+        cs.srcAddr[0] = Buffers.address(newData);
+        engine.dot(columnTables[dataIndex], cs.srcAddr, cs.dstAddr, len, true);
+        shards[dataIndex].duplicate().put(newData.duplicate());
+        Reference.reachabilityFence(shards);
+        Reference.reachabilityFence(newData);
+    }
+
+    private void reconstructBuffers(ByteBuffer[] shards, boolean[] present, boolean dataOnly) {
+        checks.present(present);
+        CallScratch c = CallScratch.get();
+        for (int i = 0; i < n; i++) {
+            c.writable[i] = !present[i];
+        }
+        long len = checks.buffers(shards, c.writable);
+        DecodePlan plan = plan(present);
+        int count = dataOnly ? plan.missingData : plan.missing.length;
+        if (count == 0) {
+            return;
+        }
+        for (int j = 0; j < k; j++) {
+            c.srcAddr[j] = Buffers.address(shards[plan.survivors[j]]);
+        }
+        for (int r = 0; r < count; r++) {
+            c.dstAddr[r] = Buffers.address(shards[plan.missing[r]]);
+        }
+        engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
+        Reference.reachabilityFence(shards);
+    }
+
+    // ------------------------------------------------------------------ SharedArray stripe, in place
+
+    /**
+     * Computes the parity rows of a stripe in place, straight on its (shared) memory.
+     *
+     * <p>For every SharedArray method: the stripe is a UINT8 array of shape {@code (k + m, shardLength)},
+     * contiguous (row i is shard i), not released; it must not be released by another thread while
+     * the call runs.
+     *
+     * @param stripe the stripe; its parity rows are overwritten
+     */
+    public void encode(SharedArray stripe) {
+        long len = checks.stripe(stripe);
+        CallScratch c = CallScratch.get();
+        long base = stripe.address();
+        rows(c.srcAddr, base, len, 0, k);
+        rows(c.dstAddr, base, len, k, m);
+        engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
+        Reference.reachabilityFence(stripe);
+    }
+
+    /**
+     * Checks a stripe's parity rows against its data rows without modifying anything.
+     *
+     * @param stripe the stripe
+     * @return true when every parity byte is what {@link #encode(SharedArray)} would write
+     */
+    public boolean verify(SharedArray stripe) {
+        long len = checks.stripe(stripe);
+        CallScratch c = CallScratch.get();
+        long base = stripe.address();
+        rows(c.srcAddr, base, len, 0, k);
+        rows(c.dstAddr, base, len, k, m);
+        boolean ok = engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
+        Reference.reachabilityFence(stripe);
+        return ok;
+    }
+
+    /**
+     * Rebuilds every missing row, data and parity, in place from any k present rows.
+     *
+     * @param stripe  the stripe
+     * @param present which rows hold valid data; at least k must be true
+     * @throws TooFewShardsException when fewer than k are present
+     */
+    public void reconstruct(SharedArray stripe, boolean[] present) {
+        reconstructStripe(stripe, present, false);
+    }
+
+    /**
+     * Like {@link #reconstruct(SharedArray, boolean[])} but rebuilds only missing data rows.
+     *
+     * @param stripe  the stripe
+     * @param present which rows hold valid data; at least k must be true
+     * @throws TooFewShardsException when fewer than k are present
+     */
+    public void reconstructData(SharedArray stripe, boolean[] present) {
+        reconstructStripe(stripe, present, true);
+    }
+
+    /**
+     * Replaces data row {@code dataIndex} with {@code newData} and patches the parity rows, as
+     * {@link #update(byte[][], int, byte[])} does. Readers of the stripe see the change in steps
+     * (parity, data, parity); they should not read it concurrently.
+     *
+     * @param stripe    the stripe, the old data still in row {@code dataIndex}
+     * @param dataIndex which data row changes, 0..k-1
+     * @param newData   the new contents, shardLength bytes
+     */
+    public void update(SharedArray stripe, int dataIndex, byte[] newData) {
+        long len = checks.stripe(stripe);
+        checks.dataIndex(dataIndex);
+        if (newData == null) {
+            throw new NullPointerException("newData must not be null");
+        }
+        Checks.newDataLength(newData.length, len);
+        CallScratch c = CallScratch.get();
+        long base = stripe.address();
+        long row = base + dataIndex * len;
+        rows(c.dstAddr, base, len, k, m);
+        c.srcAddr[0] = row;
+        // Old data out of the parity, new data in place, new data into the parity: no heap staging of
+        // the new contents is needed for the native kernels.
+        engine.dot(columnTables[dataIndex], c.srcAddr, c.dstAddr, len, true);
+        RawMemory.write(newData, 0, row, newData.length);
+        engine.dot(columnTables[dataIndex], c.srcAddr, c.dstAddr, len, true);
+        Reference.reachabilityFence(stripe);
+    }
+
+    private void reconstructStripe(SharedArray stripe, boolean[] present, boolean dataOnly) {
+        long len = checks.stripe(stripe);
+        checks.present(present);
+        DecodePlan plan = plan(present);
+        int count = dataOnly ? plan.missingData : plan.missing.length;
+        if (count == 0) {
+            return;
+        }
+        CallScratch c = CallScratch.get();
+        long base = stripe.address();
+        for (int j = 0; j < k; j++) {
+            c.srcAddr[j] = base + plan.survivors[j] * len;
+        }
+        for (int r = 0; r < count; r++) {
+            c.dstAddr[r] = base + plan.missing[r] * len;
+        }
+        engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
+        Reference.reachabilityFence(stripe);
+    }
+
+    private static void rows(long[] into, long base, long len, int first, int count) {
+        for (int i = 0; i < count; i++) {
+            into[i] = base + (first + i) * len;
+        }
+    }
+
+    // ------------------------------------------------------------------ shared
+
+    /** The cached plan for this pattern; a hit allocates nothing. */
+    private DecodePlan plan(boolean[] present) {
+        PatternKey probe = CallScratch.get().probe.set(present);
+        DecodePlan plan = plans.get(probe);
+        if (plan != null) {
+            return plan;
+        }
+        plan = DecodePlan.create(generator, k, present, engine);
+        if (plans.size() < MAX_CACHED_PLANS) {
+            DecodePlan raced = plans.putIfAbsent(probe.copy(), plan);
+            if (raced != null) {
+                return raced;
+            }
+        }
+        return plan;
+    }
+
+    @Override
+    public String toString() {
+        return "ErasureCodec[RS(" + k + "," + m + ") " + matrix + ", " + backend() + "/" + simdLevel() + "]";
+    }
+
+    /** Chooses the matrix, backend and (for testing or comparison) a lower native SIMD level. */
+    public static final class Builder {
+        private final int k;
+        private final int m;
+        private Matrix matrix = Matrix.VANDERMONDE;
+        private Backend backend = Backend.AUTO;
+        private SimdLevel simdLevel;
+
+        private Builder(int k, int m) {
+            this.k = k;
+            this.m = m;
+        }
+
+        /**
+         * @param matrix the generator matrix (default {@link Matrix#VANDERMONDE})
+         * @return this builder
+         */
+        public Builder matrix(Matrix matrix) {
+            if (matrix == null) {
+                throw new NullPointerException("matrix must not be null");
+            }
+            this.matrix = matrix;
+            return this;
+        }
+
+        /**
+         * @param backend the implementation (default {@link Backend#AUTO})
+         * @return this builder
+         */
+        public Builder backend(Backend backend) {
+            if (backend == null) {
+                throw new NullPointerException("backend must not be null");
+            }
+            this.backend = backend;
+            return this;
+        }
+
+        /**
+         * Pins the native kernels to one SIMD level instead of the best the CPU offers; only for the
+         * NATIVE (or AUTO resolving to NATIVE) backend; {@link #build()} fails if the CPU lacks it.
+         *
+         * @param level one of SCALAR, SSSE3, AVX2, AVX2_GFNI, AVX512_GFNI
+         * @return this builder
+         */
+        public Builder simdLevel(SimdLevel level) {
+            if (level == null) {
+                throw new NullPointerException("simdLevel must not be null");
+            }
+            if (level.nativeCode() < 0) {
+                throw new IllegalArgumentException("SIMD level " + level + " cannot be requested");
+            }
+            this.simdLevel = level;
+            return this;
+        }
+
+        /**
+         * @return the codec
+         * @throws IllegalStateException when the requested backend is not available here
+         */
+        public ErasureCodec build() {
+            if (simdLevel != null && (backend == Backend.JAVA || backend == Backend.ISAL)) {
+                throw new IllegalArgumentException("simdLevel applies to the NATIVE backend only, not " + backend);
+            }
+            return new ErasureCodec(k, m, matrix, Engines.select(backend, simdLevel));
+        }
+    }
+}

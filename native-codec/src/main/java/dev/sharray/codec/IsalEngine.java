@@ -1,0 +1,73 @@
+package dev.sharray.codec;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+
+/** ISA-L's {@code ec_encode_data} family on matrices we generate, so its output matches ours. */
+final class IsalEngine extends AddressEngine {
+    /** ISA-L takes an {@code int} length; longer shards go through in slices of this size. */
+    private static final long MAX_CALL = 1 << 30;
+
+    @Override
+    public Backend backend() {
+        return Backend.ISAL;
+    }
+
+    @Override
+    public SimdLevel simdLevel() {
+        return SimdLevel.ISAL_DISPATCH;
+    }
+
+    @Override
+    public Tables prepare(int[][] coeffs) {
+        return new IsalTables(coeffs);
+    }
+
+    @Override
+    void dotPointers(Tables t, long srcPtrs, long dstPtrs, long len, boolean acc) {
+        long g = ((IsalTables) t).address;
+        if (len > MAX_CALL) {
+            sliced(t, srcPtrs, dstPtrs, len, acc);
+            return;
+        }
+        if (!acc) {
+            IsalLib.ec_encode_data((int) len, t.cols, t.rows, g, srcPtrs, dstPtrs);
+            return;
+        }
+        // ec_encode_data_update adds one source's contribution to every output.
+        for (int j = 0; j < t.cols; j++) {
+            long src = new Pointer(srcPtrs).getLong((long) j * Long.BYTES);
+            IsalLib.ec_encode_data_update((int) len, t.cols, t.rows, j, g, src, dstPtrs);
+        }
+    }
+
+    /** Rare (shards over 1 GiB): re-points copies of the pointer arrays slice by slice. */
+    private void sliced(Tables t, long srcPtrs, long dstPtrs, long len, boolean acc) {
+        long[] src = new Pointer(srcPtrs).getLongArray(0, t.cols);
+        long[] dst = new Pointer(dstPtrs).getLongArray(0, t.rows);
+        try (Memory s = new Memory((long) t.cols * Long.BYTES); Memory d = new Memory((long) t.rows * Long.BYTES)) {
+            for (long pos = 0; pos < len; pos += MAX_CALL) {
+                for (int j = 0; j < t.cols; j++) {
+                    s.setLong((long) j * Long.BYTES, src[j] + pos);
+                }
+                for (int p = 0; p < t.rows; p++) {
+                    d.setLong((long) p * Long.BYTES, dst[p] + pos);
+                }
+                dotPointers(t, Pointer.nativeValue(s), Pointer.nativeValue(d), Math.min(MAX_CALL, len - pos), acc);
+            }
+        }
+    }
+
+    /** ISA-L's expanded tables: 32 bytes per coefficient. */
+    private static final class IsalTables extends Tables {
+        private final Memory memory;
+        final long address;
+
+        IsalTables(int[][] coeffs) {
+            super(coeffs.length, coeffs[0].length);
+            memory = new Memory(32L * rows * cols);
+            address = Pointer.nativeValue(memory);
+            IsalLib.ec_init_tables(cols, rows, GfMatrix.flatten(coeffs), address);
+        }
+    }
+}

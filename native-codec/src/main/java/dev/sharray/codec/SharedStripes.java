@@ -1,0 +1,60 @@
+package dev.sharray.codec;
+
+import dev.sharray.Descriptor;
+import dev.sharray.SharedArray;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One-call entry points for a worker JVM that receives a stripe as a {@link Descriptor}: open the
+ * shared memory, code it in place, release this process's reference. Codecs are cached per
+ * (k, m, matrix), so repeated tasks pay for table building once.
+ */
+public final class SharedStripes {
+    private static final ConcurrentHashMap<String, ErasureCodec> CODECS = new ConcurrentHashMap<>();
+
+    private SharedStripes() {
+    }
+
+    /**
+     * Encodes the parity rows of the stripe the descriptor names.
+     *
+     * @param stripe       descriptor of a UINT8 (k + m, shardLength) contiguous array
+     * @param dataShards   k
+     * @param parityShards m
+     * @param matrix       the generator matrix
+     */
+    public static void encode(Descriptor stripe, int dataShards, int parityShards, Matrix matrix) {
+        try (SharedArray a = SharedArray.open(stripe)) {
+            codec(dataShards, parityShards, matrix).encode(a);
+        }
+    }
+
+    /**
+     * Rebuilds the missing rows of the stripe the descriptor names.
+     *
+     * @param stripe       descriptor of a UINT8 (k + m, shardLength) contiguous array
+     * @param dataShards   k
+     * @param parityShards m
+     * @param matrix       the generator matrix
+     * @param present      which rows are intact
+     */
+    public static void reconstruct(Descriptor stripe, int dataShards, int parityShards, Matrix matrix,
+                                   boolean[] present) {
+        try (SharedArray a = SharedArray.open(stripe)) {
+            codec(dataShards, parityShards, matrix).reconstruct(a, present);
+        }
+    }
+
+    /**
+     * The shared codec for this shape on the {@link Backend#AUTO} backend.
+     *
+     * @param dataShards   k
+     * @param parityShards m
+     * @param matrix       the generator matrix
+     * @return a cached codec
+     */
+    public static ErasureCodec codec(int dataShards, int parityShards, Matrix matrix) {
+        return CODECS.computeIfAbsent(dataShards + "/" + parityShards + "/" + matrix,
+            key -> ErasureCodec.builder(dataShards, parityShards).matrix(matrix).build());
+    }
+}

@@ -1,0 +1,15 @@
+package dev.sharray.codec;
+
+/**
+ * A rows x cols coefficient matrix expanded into whatever lookup form one engine's kernels read.
+ * Built once (per codec, or per erasure pattern) and then only read, so any number of threads share it.
+ */
+abstract class Tables {
+    final int rows;
+    final int cols;
+
+    Tables(int rows, int cols) {
+        this.rows = rows;
+        this.cols = cols;
+    }
+}

@@ -1,0 +1,167 @@
+package dev.sharray.codec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.sharray.DType;
+import dev.sharray.SharedArray;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/** Every bad argument is rejected in Java, with its own exception type and message, before any kernel. */
+class BadInputTest {
+    private final ErasureCodec codec = ErasureCodec.create(4, 2);
+
+    private static <T extends Throwable> void fails(Class<T> type, String message, Executable call) {
+        T e = assertThrows(type, call);
+        assertEquals(message, e.getMessage());
+    }
+
+    private static byte[][] stripe(int len) {
+        return new byte[6][len];
+    }
+
+    private static ByteBuffer[] buffers(int len) {
+        ByteBuffer[] b = new ByteBuffer[6];
+        for (int i = 0; i < 6; i++) {
+            b[i] = ByteBuffer.allocateDirect(len);
+        }
+        return b;
+    }
+
+    @Test
+    void shardCounts() {
+        fails(IllegalArgumentException.class, "need dataShards >= 1, parityShards >= 1 and dataShards + parityShards"
+            + " <= 256, got 0 + 2", () -> ErasureCodec.create(0, 2));
+        fails(IllegalArgumentException.class, "need dataShards >= 1, parityShards >= 1 and dataShards + parityShards"
+            + " <= 256, got 4 + 0", () -> ErasureCodec.create(4, 0));
+        fails(IllegalArgumentException.class, "need dataShards >= 1, parityShards >= 1 and dataShards + parityShards"
+            + " <= 256, got 200 + 57", () -> ErasureCodec.create(200, 57));
+        fails(IllegalArgumentException.class, "expected 6 shards (4 data + 2 parity), got 5",
+            () -> codec.encode(new byte[5][10]));
+        fails(IllegalArgumentException.class, "expected 6 shards (4 data + 2 parity), got 7",
+            () -> codec.encode(new ByteBuffer[7]));
+    }
+
+    @Test
+    void nullsAndLengths() {
+        fails(NullPointerException.class, "shards must not be null", () -> codec.encode((byte[][]) null));
+        byte[][] s = stripe(10);
+        s[3] = null;
+        fails(NullPointerException.class, "shard 3 is null", () -> codec.encode(s));
+        byte[][] uneven = stripe(10);
+        uneven[5] = new byte[11];
+        fails(IllegalArgumentException.class, "shard 5 has length 11, expected 10", () -> codec.encode(uneven));
+        fails(IllegalArgumentException.class, "shard 0 is empty; shards must hold at least 1 byte",
+            () -> codec.encode(stripe(0)));
+        fails(IndexOutOfBoundsException.class, "offset 5 and length 6 out of range for shards of length 10",
+            () -> codec.encode(stripe(10), 5, 6));
+        fails(IndexOutOfBoundsException.class, "offset -1 and length 2 out of range for shards of length 10",
+            () -> codec.encode(stripe(10), -1, 2));
+        fails(IllegalArgumentException.class, "shard 2 has length 9, expected 10", () -> {
+            byte[][] v = stripe(10);
+            v[2] = new byte[9];
+            codec.verify(v);
+        });
+    }
+
+    @Test
+    void buffers() {
+        ByteBuffer[] heap = buffers(10);
+        heap[1] = ByteBuffer.allocate(10);
+        fails(IllegalArgumentException.class, "shard 1 is not a direct ByteBuffer", () -> codec.encode(heap));
+        ByteBuffer[] ro = buffers(10);
+        ro[4] = ro[4].asReadOnlyBuffer();
+        fails(IllegalArgumentException.class, "shard 4 is read-only but must be written", () -> codec.encode(ro));
+        ByteBuffer[] ro2 = buffers(10);
+        ro2[0] = ro2[0].asReadOnlyBuffer();
+        codec.encode(ro2); // read-only data shards are fine: they are only read
+        ByteBuffer[] short1 = buffers(10);
+        short1[2].position(3);
+        fails(IllegalArgumentException.class, "shard 2 has 7 bytes remaining, expected 10", () -> codec.encode(short1));
+        ByteBuffer[] nul = buffers(10);
+        nul[5] = null;
+        fails(NullPointerException.class, "shard 5 is null", () -> codec.verify(nul));
+        fails(IllegalArgumentException.class, "newData is not a direct ByteBuffer",
+            () -> codec.update(buffers(10), 1, ByteBuffer.allocate(10)));
+        fails(IllegalArgumentException.class, "newData has length 9, expected 10",
+            () -> codec.update(buffers(10), 1, ByteBuffer.allocateDirect(9)));
+    }
+
+    @Test
+    void presentFlags() {
+        fails(NullPointerException.class, "present must not be null", () -> codec.reconstruct(stripe(10), null));
+        fails(IllegalArgumentException.class, "present has length 5, expected 6",
+            () -> codec.reconstruct(stripe(10), new boolean[5]));
+        TooFewShardsException e = assertThrows(TooFewShardsException.class,
+            () -> codec.reconstruct(stripe(10), new boolean[] {true, false, true, false, true, false}));
+        assertEquals("too few shards to reconstruct: 3 present, 4 required", e.getMessage());
+        assertEquals(3, e.present());
+        assertEquals(4, e.required());
+        fails(TooFewShardsException.class, "too few shards to reconstruct: 0 present, 4 required",
+            () -> codec.reconstructData(buffers(10), new boolean[6]));
+        byte[][] s = stripe(10);
+        s[0] = null;
+        fails(NullPointerException.class, "shard 0 is marked present but is null",
+            () -> codec.reconstruct(s, new boolean[] {true, true, true, true, true, false}));
+        byte[][] wrong = stripe(10);
+        wrong[5] = new byte[3];
+        fails(IllegalArgumentException.class, "missing shard 5 has length 3, expected 10 (or null to allocate it)",
+            () -> codec.reconstruct(wrong, new boolean[] {true, true, true, true, true, false}));
+        ByteBuffer[] ro = buffers(10);
+        ro[5] = ro[5].asReadOnlyBuffer();
+        fails(IllegalArgumentException.class, "shard 5 is read-only but must be written",
+            () -> codec.reconstruct(ro, new boolean[] {true, true, true, true, true, false}));
+    }
+
+    @Test
+    void update() {
+        byte[][] s = stripe(10);
+        fails(IndexOutOfBoundsException.class, "dataIndex 4 out of range [0, 4)", () -> codec.update(s, 4, new byte[10]));
+        fails(IndexOutOfBoundsException.class, "dataIndex -1 out of range [0, 4)", () -> codec.update(s, -1, new byte[10]));
+        fails(NullPointerException.class, "newData must not be null", () -> codec.update(s, 0, null));
+        fails(IllegalArgumentException.class, "newData has length 11, expected 10", () -> codec.update(s, 0, new byte[11]));
+        fails(IllegalArgumentException.class, "newData must not be the shard array it replaces (the old contents are"
+            + " needed to patch the parity)", () -> codec.update(s, 2, s[2]));
+    }
+
+    @Test
+    void sharedArrays() {
+        fails(NullPointerException.class, "stripe must not be null", () -> codec.encode((SharedArray) null));
+        try (SharedArray wrongType = SharedArray.create(DType.INT8, 6, 10)) {
+            fails(IllegalArgumentException.class, "stripe dtype is INT8, expected UINT8", () -> codec.encode(wrongType));
+        }
+        try (SharedArray rows = SharedArray.create(DType.UINT8, 5, 10)) {
+            fails(IllegalArgumentException.class, "stripe shape is [5, 10], expected [6, shardLength >= 1] (4 data + 2"
+                + " parity rows)", () -> codec.verify(rows));
+        }
+        try (SharedArray flat = SharedArray.create(DType.UINT8, 60)) {
+            fails(IllegalArgumentException.class, "stripe shape is [60], expected [6, shardLength >= 1] (4 data + 2"
+                + " parity rows)", () -> codec.encode(flat));
+        }
+        try (SharedArray t = SharedArray.create(DType.UINT8, 10, 6); SharedArray transposed = t.transpose()) {
+            fails(IllegalArgumentException.class, "stripe must be contiguous (row-major), but has strides [1, 6]",
+                () -> codec.encode(transposed));
+        }
+        SharedArray released = SharedArray.create(DType.UINT8, 6, 10);
+        released.release();
+        fails(IllegalStateException.class, "stripe has been released", () -> codec.encode(released));
+        try (SharedArray ok = SharedArray.create(DType.UINT8, 6, 10)) {
+            fails(TooFewShardsException.class, "too few shards to reconstruct: 3 present, 4 required",
+                () -> codec.reconstruct(ok, new boolean[] {true, true, true, false, false, false}));
+            fails(IllegalArgumentException.class, "newData has length 9, expected 10", () -> codec.update(ok, 0, new byte[9]));
+            fails(IndexOutOfBoundsException.class, "dataIndex 7 out of range [0, 4)", () -> codec.update(ok, 7, new byte[10]));
+        }
+    }
+
+    @Test
+    void builderAndBackends() {
+        fails(IllegalArgumentException.class, "simdLevel applies to the NATIVE backend only, not JAVA",
+            () -> ErasureCodec.builder(4, 2).backend(Backend.JAVA).simdLevel(SimdLevel.AVX2).build());
+        fails(IllegalArgumentException.class, "SIMD level VECTOR_API cannot be requested",
+            () -> ErasureCodec.builder(4, 2).simdLevel(SimdLevel.VECTOR_API));
+        fails(NullPointerException.class, "matrix must not be null", () -> ErasureCodec.builder(4, 2).matrix(null));
+        fails(NullPointerException.class, "backend must not be null", () -> ErasureCodec.builder(4, 2).backend(null));
+    }
+}

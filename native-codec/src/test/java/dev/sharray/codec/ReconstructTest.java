@@ -1,0 +1,127 @@
+package dev.sharray.codec;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class ReconstructTest {
+
+    @ParameterizedTest
+    @EnumSource(Matrix.class)
+    void everyErasurePatternOfRs63Reconstructs(Matrix matrix) {
+        Random rnd = new Random(63);
+        int k = 6;
+        int m = 3;
+        int n = k + m;
+        for (ErasureCodec codec : Codecs.all(k, m, matrix)) {
+            byte[][] original = Codecs.randomStripe(rnd, k, m, 77);
+            codec.encode(original);
+            int patterns = 0;
+            for (int mask = 0; mask < 1 << n; mask++) {
+                if (Integer.bitCount(mask) > m) {
+                    continue;
+                }
+                boolean[] present = new boolean[n];
+                byte[][] s = Codecs.copy(original);
+                for (int i = 0; i < n; i++) {
+                    present[i] = (mask & 1 << i) == 0;
+                    if (!present[i]) {
+                        s[i] = (i & 1) == 0 ? null : new byte[77];
+                    }
+                }
+                codec.reconstruct(s, present);
+                for (int i = 0; i < n; i++) {
+                    assertArrayEquals(original[i], s[i], codec + " mask " + Integer.toBinaryString(mask) + " shard " + i);
+                }
+                patterns++;
+            }
+            assertTrue(patterns == 130, "1 + 9 + 36 + 84 patterns, got " + patterns);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Matrix.class)
+    void randomPatternsOfRs104AndRs173ReconstructOnArraysAndBuffers(Matrix matrix) {
+        Random rnd = new Random(104);
+        for (int[] km : new int[][] {{10, 4}, {17, 3}}) {
+            int k = km[0];
+            int m = km[1];
+            int n = k + m;
+            for (ErasureCodec codec : Codecs.all(k, m, matrix)) {
+                for (int round = 0; round < 25; round++) {
+                    int len = 1 + rnd.nextInt(5000);
+                    byte[][] original = Codecs.randomStripe(rnd, k, m, len);
+                    codec.encode(original);
+                    boolean[] present = randomPresent(rnd, n, 1 + rnd.nextInt(m));
+                    byte[][] s = Codecs.copy(original);
+                    ByteBuffer[] b = new ByteBuffer[n];
+                    for (int i = 0; i < n; i++) {
+                        b[i] = ByteBuffer.allocateDirect(len);
+                        if (present[i]) {
+                            b[i].put(0, original[i]);
+                        } else {
+                            s[i] = null;
+                        }
+                    }
+                    codec.reconstruct(s, present);
+                    codec.reconstruct(b, present);
+                    for (int i = 0; i < n; i++) {
+                        assertArrayEquals(original[i], s[i], codec + " shard " + i);
+                        byte[] got = new byte[len];
+                        b[i].get(0, got);
+                        assertArrayEquals(original[i], got, codec + " buffer shard " + i);
+                    }
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Matrix.class)
+    void reconstructDataLeavesMissingParityAlone(Matrix matrix) {
+        Random rnd = new Random(5);
+        int k = 10;
+        int m = 4;
+        for (ErasureCodec codec : Codecs.all(k, m, matrix)) {
+            byte[][] original = Codecs.randomStripe(rnd, k, m, 999);
+            codec.encode(original);
+            boolean[] present = new boolean[k + m];
+            java.util.Arrays.fill(present, true);
+            present[1] = false;
+            present[7] = false;
+            present[11] = false;
+            present[13] = false;
+            byte[][] s = Codecs.copy(original);
+            s[1] = null;
+            s[7] = null;
+            s[11] = null;
+            byte[] untouched = new byte[999];
+            s[13] = untouched;
+            codec.reconstructData(s, present);
+            assertArrayEquals(original[1], s[1], codec + " data 1");
+            assertArrayEquals(original[7], s[7], codec + " data 7");
+            assertNull(s[11], codec + " parity 11 must stay null");
+            assertSame(untouched, s[13]);
+            assertArrayEquals(new byte[999], s[13], codec + " parity 13 must not be written");
+        }
+    }
+
+    static boolean[] randomPresent(Random rnd, int n, int lost) {
+        boolean[] present = new boolean[n];
+        java.util.Arrays.fill(present, true);
+        for (int l = 0; l < lost; ) {
+            int i = rnd.nextInt(n);
+            if (present[i]) {
+                present[i] = false;
+                l++;
+            }
+        }
+        return present;
+    }
+}

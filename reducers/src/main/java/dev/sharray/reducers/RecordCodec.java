@@ -1,0 +1,96 @@
+package dev.sharray.reducers;
+
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
+
+/**
+ * Writes a record as its components and rebuilds it through its canonical constructor, so the
+ * record's own validation runs on the receiving side. Built once per record class and cached.
+ */
+final class RecordCodec {
+    private final Class<?> type;
+    private final Method[] accessors;
+    private final Class<?>[] componentTypes;
+    private final Constructor<?> constructor;
+
+    private RecordCodec(Class<?> type) {
+        this.type = type;
+        final RecordComponent[] components = type.getRecordComponents();
+        accessors = new Method[components.length];
+        componentTypes = new Class<?>[components.length];
+        for (int i = 0; i < components.length; i++) {
+            accessors[i] = components[i].getAccessor();
+            accessors[i].setAccessible(true);
+            componentTypes[i] = components[i].getType();
+        }
+        try {
+            constructor = type.getDeclaredConstructor(componentTypes);
+            constructor.setAccessible(true);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException("record " + type.getName() + " has no canonical constructor", e);
+        }
+    }
+
+    static RecordCodec of(Class<?> type) {
+        return new RecordCodec(type);
+    }
+
+    void write(Object record, ValueWriter out) {
+        out.writeString(type.getName());
+        out.writeInt(accessors.length);
+        for (Method accessor : accessors) {
+            final Object component;
+            try {
+                component = accessor.invoke(record);
+            } catch (IllegalAccessException | InvocationTargetException e) {
+                throw new ReducerException("cannot read component " + accessor.getName() + " of " + type.getName(), e);
+            }
+            out.writeValue(component);
+        }
+    }
+
+    /** Reads the components (the class name was read by the caller) and calls the canonical constructor. */
+    Object read(ValueReader in) {
+        final int n = in.readCount(1);
+        if (n != componentTypes.length) {
+            throw new MalformedDataException("record " + type.getName() + " has " + componentTypes.length
+                + " components, input has " + n);
+        }
+        final Object[] args = new Object[n];
+        for (int i = 0; i < n; i++) {
+            final Object v = in.readValue();
+            if (!fits(componentTypes[i], v)) {
+                throw new MalformedDataException("component " + i + " of record " + type.getName() + " is "
+                    + (v == null ? "null" : v.getClass().getName()) + ", expected " + componentTypes[i].getName());
+            }
+            args[i] = v;
+        }
+        try {
+            return constructor.newInstance(args);
+        } catch (InvocationTargetException e) {
+            throw new MalformedDataException("record " + type.getName() + " rejected its components: " + e.getCause(), e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new MalformedDataException("cannot build record " + type.getName(), e);
+        }
+    }
+
+    private static boolean fits(Class<?> type, Object v) {
+        if (!type.isPrimitive()) {
+            return v == null || type.isInstance(v);
+        }
+        if (v == null) {
+            return false;
+        }
+        final Class<?> c = v.getClass();
+        return type == int.class ? c == Integer.class
+            : type == long.class ? c == Long.class
+            : type == double.class ? c == Double.class
+            : type == boolean.class ? c == Boolean.class
+            : type == float.class ? c == Float.class
+            : type == short.class ? c == Short.class
+            : type == byte.class ? c == Byte.class
+            : type == char.class && c == Character.class;
+    }
+}

@@ -1,0 +1,53 @@
+package dev.sharray.reducers;
+
+/**
+ * How values of one type cross a process boundary: written to the pool's queue by the sender and
+ * rebuilt by the receiver (joblib's design: reducers are registered on the queue, not baked into the
+ * types, so any type can be made to cross without touching it).
+ *
+ * <p>A reducer writes its value with the primitive methods of {@link ValueWriter} and nests other
+ * values with {@link ValueWriter#writeValue(Object)}, which goes back through the registry: arrays
+ * nested that way cross as descriptors, however deep they sit. {@link #read(ValueReader)} must read
+ * exactly what {@link #write(Object, ValueWriter)} wrote, in the same order.
+ *
+ * <p>Both processes need the reducer: the pool re-creates registered reducers in its workers through
+ * their public no-argument constructor, so implementations must have one and be stateless.
+ *
+ * @param <T> the type this reducer handles
+ */
+public interface Reducer<T> {
+
+    /**
+     * The type handled. Values of this exact class, and of subclasses or implementations when no
+     * reducer for a more specific type is registered, are written by this reducer.
+     *
+     * @return the handled type
+     */
+    Class<T> type();
+
+    /**
+     * The stable name of this reducer on the wire; both processes must agree on it.
+     *
+     * @return the wire id, by default the handled type's binary name
+     */
+    default String id() {
+        return type().getName();
+    }
+
+    /**
+     * Writes {@code value}.
+     *
+     * @param value the value, never {@code null} (nulls are written by the registry)
+     * @param out   where to write
+     */
+    void write(T value, ValueWriter out);
+
+    /**
+     * Rebuilds a value written by {@link #write(Object, ValueWriter)}.
+     *
+     * @param in where to read from
+     * @return the rebuilt value
+     * @throws MalformedDataException when the bytes are not what {@code write} produces
+     */
+    T read(ValueReader in);
+}

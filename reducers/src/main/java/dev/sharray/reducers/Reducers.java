@@ -1,0 +1,317 @@
+package dev.sharray.reducers;
+
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * An immutable registry of how values cross a process boundary. {@link #defaults()} handles
+ * {@code null}, primitives and their boxes, {@code String}, enums, records (component by component),
+ * {@code List}/{@code Set}/{@code Map} (rebuilt as {@code ArrayList}, {@code LinkedHashSet},
+ * {@code LinkedHashMap}), primitive arrays, and shared and heap arrays; {@link #with(Reducer[])} adds
+ * reducers for user types, which take precedence over the built-in handling.
+ *
+ * <p>Decoding never runs Java deserialization: it builds only the built-in types, records and enums
+ * of the classpath (through their canonical constructor / constant name), and the types of registered
+ * reducers.
+ *
+ * <p>Thread-safe.
+ */
+public final class Reducers {
+    private static final Reducers DEFAULTS = new Reducers(List.of());
+
+    private final List<Reducer<?>> registered;
+    private final Map<String, Reducer<?>> byId;
+    private final Map<Class<?>, Handler> handlers = new ConcurrentHashMap<>();
+    private final Map<Class<?>, RecordCodec> records = new ConcurrentHashMap<>();
+
+    private Reducers(List<Reducer<?>> registered) {
+        this.registered = List.copyOf(registered);
+        final Map<String, Reducer<?>> ids = new LinkedHashMap<>();
+        for (Reducer<?> r : registered) {
+            ids.put(r.id(), r);
+        }
+        this.byId = Map.copyOf(ids);
+    }
+
+    /** @return the registry with the built-in reducers only */
+    public static Reducers defaults() {
+        return DEFAULTS;
+    }
+
+    /**
+     * Returns a registry with {@code reducers} added; for the same type or id, the last one wins.
+     *
+     * @param reducers user reducers
+     * @return a new registry; this one is unchanged
+     */
+    public Reducers with(Reducer<?>... reducers) {
+        final List<Reducer<?>> all = new ArrayList<>();
+        for (Reducer<?> existing : registered) {
+            boolean replaced = false;
+            for (Reducer<?> r : reducers) {
+                replaced |= r.type() == existing.type() || r.id().equals(existing.id());
+            }
+            if (!replaced) {
+                all.add(existing);
+            }
+        }
+        Collections.addAll(all, reducers);
+        return new Reducers(all);
+    }
+
+    /** @return the user reducers registered, in registration order */
+    public List<Reducer<?>> registered() {
+        return registered;
+    }
+
+    /**
+     * Encodes one value inline (no array sharing) into a new byte array: for tests, tools and small
+     * values.
+     *
+     * @param value the value
+     * @return its encoding
+     */
+    public byte[] toBytes(Object value) {
+        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+        final ValueWriter writer = new ValueWriter(this).wrap(buffer, 0, null);
+        writer.writeValue(value);
+        final byte[] bytes = new byte[writer.position()];
+        buffer.getBytes(0, bytes);
+        return bytes;
+    }
+
+    /**
+     * Decodes a value produced by {@link #toBytes(Object)}, checking that nothing trails it.
+     *
+     * @param bytes the encoding
+     * @return the value
+     * @throws MalformedDataException when {@code bytes} is not a valid encoding
+     */
+    public Object fromBytes(byte[] bytes) {
+        final ValueReader reader = new ValueReader(this).wrap(new UnsafeBuffer(bytes), 0, bytes.length, null);
+        final Object v = reader.readValue();
+        if (reader.remaining() != 0) {
+            throw new MalformedDataException(reader.remaining() + " bytes trail the value");
+        }
+        return v;
+    }
+
+    /** Writes the tag of {@code value} and its encoding. */
+    void writeTagged(Object value, ValueWriter out) {
+        if (value == null) {
+            out.writeByte(Tags.NULL);
+            return;
+        }
+        handler(value.getClass()).write(value, out);
+    }
+
+    private Handler handler(Class<?> type) {
+        final Handler cached = handlers.get(type);
+        return cached != null ? cached : handlers.computeIfAbsent(type, this::resolve);
+    }
+
+    private Handler resolve(Class<?> type) {
+        for (int i = registered.size() - 1; i >= 0; i--) {
+            if (registered.get(i).type() == type) {
+                return userHandler(registered.get(i));
+            }
+        }
+        final Handler builtIn = BuiltIns.exact(type);
+        if (builtIn != null) {
+            return builtIn;
+        }
+        for (int i = registered.size() - 1; i >= 0; i--) {
+            if (registered.get(i).type().isAssignableFrom(type)) {
+                return userHandler(registered.get(i));
+            }
+        }
+        if (type.isEnum() || (type.getSuperclass() != null && type.getSuperclass().isEnum())) {
+            return (v, out) -> {
+                out.writeByte(Tags.ENUM);
+                out.writeString(((Enum<?>) v).getDeclaringClass().getName());
+                out.writeString(((Enum<?>) v).name());
+            };
+        }
+        if (type.isRecord()) {
+            final RecordCodec codec = record(type);
+            return (v, out) -> {
+                out.writeByte(Tags.RECORD);
+                codec.write(v, out);
+            };
+        }
+        if (List.class.isAssignableFrom(type)) {
+            return (v, out) -> writeCollection(Tags.LIST, (Collection<?>) v, out);
+        }
+        if (Set.class.isAssignableFrom(type)) {
+            return (v, out) -> writeCollection(Tags.SET, (Collection<?>) v, out);
+        }
+        if (Map.class.isAssignableFrom(type)) {
+            return (v, out) -> {
+                final Map<?, ?> m = (Map<?, ?>) v;
+                out.writeByte(Tags.MAP);
+                out.writeInt(m.size());
+                for (Map.Entry<?, ?> e : m.entrySet()) {
+                    out.writeValue(e.getKey());
+                    out.writeValue(e.getValue());
+                }
+            };
+        }
+        return (v, out) -> {
+            throw new ReducerException("no reducer for " + type.getName() + ": make it a record, or register a "
+                + "Reducer<" + type.getSimpleName() + "> with Reducers.defaults().with(...)");
+        };
+    }
+
+    private RecordCodec record(Class<?> type) {
+        return records.computeIfAbsent(type, RecordCodec::of);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Handler userHandler(Reducer<?> reducer) {
+        final Reducer<Object> r = (Reducer<Object>) reducer;
+        final String id = r.id();
+        return (v, out) -> {
+            out.writeByte(Tags.USER);
+            out.writeString(id);
+            r.write(v, out);
+        };
+    }
+
+    private static void writeCollection(byte tag, Collection<?> c, ValueWriter out) {
+        out.writeByte(tag);
+        out.writeInt(c.size());
+        int written = 0;
+        for (Object e : c) {
+            out.writeValue(e);
+            written++;
+        }
+        if (written != c.size()) {
+            throw new ReducerException("collection changed size while being written");
+        }
+    }
+
+    /** Reads a tag and the value it introduces. */
+    Object readTagged(ValueReader in) {
+        final int at = in.position();
+        final byte tag = in.readByte();
+        switch (tag) {
+            case Tags.NULL: return null;
+            case Tags.TRUE: return Boolean.TRUE;
+            case Tags.FALSE: return Boolean.FALSE;
+            case Tags.BYTE: return in.readByte();
+            case Tags.SHORT: return in.readShort();
+            case Tags.CHAR: return in.readChar();
+            case Tags.INT: return in.readInt();
+            case Tags.LONG: return in.readLong();
+            case Tags.FLOAT: return in.readFloat();
+            case Tags.DOUBLE: return in.readDouble();
+            case Tags.STRING: return in.readString();
+            case Tags.ENUM: return readEnum(in);
+            case Tags.RECORD: return readRecord(in);
+            case Tags.LIST: {
+                final int n = in.readCount(1);
+                final List<Object> list = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    list.add(in.readValue());
+                }
+                return list;
+            }
+            case Tags.SET: {
+                final int n = in.readCount(1);
+                final Set<Object> set = new LinkedHashSet<>(Math.max(16, n * 2));
+                for (int i = 0; i < n; i++) {
+                    set.add(in.readValue());
+                }
+                return set;
+            }
+            case Tags.MAP: {
+                final int n = in.readCount(2);
+                final Map<Object, Object> map = new LinkedHashMap<>(Math.max(16, n * 2));
+                for (int i = 0; i < n; i++) {
+                    final Object k = in.readValue();
+                    map.put(k, in.readValue());
+                }
+                return map;
+            }
+            case Tags.BOOLEAN_ARRAY:
+            case Tags.BYTE_ARRAY:
+            case Tags.SHORT_ARRAY:
+            case Tags.CHAR_ARRAY:
+            case Tags.INT_ARRAY:
+            case Tags.LONG_ARRAY:
+            case Tags.FLOAT_ARRAY:
+            case Tags.DOUBLE_ARRAY:
+                return in.readPrimitiveArray(tag);
+            case Tags.SHARED_PRIMITIVE_ARRAY:
+            case Tags.SHARED_ARRAY:
+            case Tags.HEAP_ARRAY:
+            case Tags.SHARED_HEAP_ARRAY:
+                return ArrayCodec.read(tag, in);
+            case Tags.USER: {
+                final String id = in.readString();
+                final Reducer<?> r = id == null ? null : byId.get(id);
+                if (r == null) {
+                    throw new MalformedDataException("unknown reducer id '" + id + "' at offset " + at
+                        + " (a user reducer must be registered in both processes)");
+                }
+                return r.read(in);
+            }
+            default:
+                throw new MalformedDataException("unknown tag " + tag + " at offset " + at);
+        }
+    }
+
+    private static Object readEnum(ValueReader in) {
+        final Class<?> type = loadClass(in.readString());
+        if (!type.isEnum()) {
+            throw new MalformedDataException(type.getName() + " is not an enum");
+        }
+        final String name = in.readString();
+        for (Object constant : type.getEnumConstants()) {
+            if (((Enum<?>) constant).name().equals(name)) {
+                return constant;
+            }
+        }
+        throw new MalformedDataException("enum " + type.getName() + " has no constant " + name);
+    }
+
+    private Object readRecord(ValueReader in) {
+        final Class<?> type = loadClass(in.readString());
+        if (!type.isRecord()) {
+            throw new MalformedDataException(type.getName() + " is not a record");
+        }
+        return record(type).read(in);
+    }
+
+    /** Loads without initialising: a class named by hostile input runs no static code unless it passes the checks. */
+    private static Class<?> loadClass(String name) {
+        if (name == null || name.isEmpty() || name.length() > 1024) {
+            throw new MalformedDataException("invalid class name");
+        }
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        if (loader == null) {
+            loader = Reducers.class.getClassLoader();
+        }
+        try {
+            return Class.forName(name, false, loader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new MalformedDataException("class not found: " + name, e);
+        }
+    }
+
+    /** Writes one value of a known class; resolved once per class and cached. */
+    @FunctionalInterface
+    interface Handler {
+        void write(Object value, ValueWriter out);
+    }
+}

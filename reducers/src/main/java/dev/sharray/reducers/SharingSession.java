@@ -1,0 +1,154 @@
+package dev.sharray.reducers;
+
+import dev.sharray.DType;
+import dev.sharray.Descriptor;
+import dev.sharray.HeapArray;
+import dev.sharray.SharedArray;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The arrays pinned or copied for one unit of work (one submitted task, or all tasks of one
+ * {@code map} call): each shared array instance is retained once, each large heap array instance is
+ * copied once, whatever the number of times it is written; {@link #close()} releases all of it.
+ *
+ * <p>Thread-safe: a map call encodes from one thread, but the release comes from another.
+ */
+public final class SharingSession implements ArraySharing, AutoCloseable {
+    private final long maxBytes;
+    private final Path root;
+    private final Map<Object, Descriptor> seen = new IdentityHashMap<>();
+    private final List<SharedArray> held = new ArrayList<>();
+    private final List<SharedArray> originals = new ArrayList<>();
+    private boolean closed;
+
+    /**
+     * @param maxBytes heap arrays above this size are copied into shared memory
+     * @param root     root folder for those copies, or {@code null} for the default
+     */
+    public SharingSession(long maxBytes, Path root) {
+        this.maxBytes = maxBytes;
+        this.root = root;
+    }
+
+    @Override
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    @Override
+    public synchronized Descriptor share(SharedArray array) {
+        checkOpen();
+        Descriptor d = seen.get(array);
+        if (d == null) {
+            final SharedArray pinned = array.retain();
+            held.add(pinned);
+            originals.add(array);
+            d = pinned.descriptor();
+            seen.put(array, d);
+        }
+        return d;
+    }
+
+    @Override
+    public synchronized Descriptor shareCopy(Object array) {
+        checkOpen();
+        Descriptor d = seen.get(array);
+        if (d == null) {
+            final SharedArray copy = copy(array);
+            held.add(copy);
+            d = copy.descriptor();
+            seen.put(array, d);
+        }
+        return d;
+    }
+
+    private SharedArray copy(Object array) {
+        if (array instanceof HeapArray) {
+            return root == null ? ((HeapArray) array).toShared() : ((HeapArray) array).toShared(root);
+        }
+        final int n = java.lang.reflect.Array.getLength(array);
+        final SharedArray s = SharedArray.builder(dtypeOf(array), n).folder(root).create();
+        try {
+            if (array instanceof double[]) {
+                s.copyFrom((double[]) array);
+            } else if (array instanceof float[]) {
+                s.copyFrom((float[]) array);
+            } else if (array instanceof long[]) {
+                s.copyFrom((long[]) array);
+            } else if (array instanceof int[]) {
+                s.copyFrom((int[]) array);
+            } else if (array instanceof short[]) {
+                s.copyFrom((short[]) array);
+            } else {
+                s.copyFrom((byte[]) array);
+            }
+            return s;
+        } catch (RuntimeException e) {
+            s.release();
+            throw e;
+        }
+    }
+
+    static DType dtypeOf(Object primitiveArray) {
+        if (primitiveArray instanceof double[]) {
+            return DType.FLOAT64;
+        } else if (primitiveArray instanceof float[]) {
+            return DType.FLOAT32;
+        } else if (primitiveArray instanceof long[]) {
+            return DType.INT64;
+        } else if (primitiveArray instanceof int[]) {
+            return DType.INT32;
+        } else if (primitiveArray instanceof short[]) {
+            return DType.INT16;
+        } else if (primitiveArray instanceof byte[]) {
+            return DType.INT8;
+        }
+        throw new IllegalArgumentException("no dtype for " + primitiveArray.getClass().getSimpleName());
+    }
+
+    /** @return how many arrays this session pins or owns */
+    public synchronized int size() {
+        return held.size();
+    }
+
+    /** @return the shared array handles written through {@link #share}, as passed in (not the pinned copies) */
+    public synchronized List<SharedArray> sharedOriginals() {
+        return new ArrayList<>(originals);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("sharing session already released");
+        }
+    }
+
+    /** Releases every pinned reference and every copy. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        RuntimeException first = null;
+        for (SharedArray a : held) {
+            try {
+                a.release();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        held.clear();
+        originals.clear();
+        seen.clear();
+        if (first != null) {
+            throw first;
+        }
+    }
+}

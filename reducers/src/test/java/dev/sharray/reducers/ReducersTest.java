@@ -1,0 +1,183 @@
+package dev.sharray.reducers;
+
+import dev.sharray.DType;
+import dev.sharray.Descriptor;
+import dev.sharray.SharedArray;
+import org.agrona.ExpandableArrayBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ReducersTest {
+    enum Mode { FAST, SLOW { @Override public String toString() { return "slow"; } } }
+
+    record Item(String name, int count, double weight, Mode mode, List<Long> ids, Map<String, Integer> attrs) { }
+
+    /** A sparse-matrix-like user type (not a record): three arrays and a shape. */
+    static final class Csr {
+        final SharedArray data;
+        final SharedArray indices;
+        final SharedArray indptr;
+        final long rows;
+
+        Csr(SharedArray data, SharedArray indices, SharedArray indptr, long rows) {
+            this.data = data;
+            this.indices = indices;
+            this.indptr = indptr;
+            this.rows = rows;
+        }
+    }
+
+    public static final class CsrReducer implements Reducer<Csr> {
+        @Override
+        public Class<Csr> type() {
+            return Csr.class;
+        }
+
+        @Override
+        public void write(Csr m, ValueWriter out) {
+            out.writeLong(m.rows);
+            out.writeValue(m.data);
+            out.writeValue(m.indices);
+            out.writeValue(m.indptr);
+        }
+
+        @Override
+        public Csr read(ValueReader in) {
+            final long rows = in.readLong();
+            return new Csr(in.readValue(SharedArray.class), in.readValue(SharedArray.class), in.readValue(SharedArray.class), rows);
+        }
+    }
+
+    @Test
+    void defaultsRoundTrip() {
+        final Reducers r = Reducers.defaults();
+        final Map<String, Integer> attrs = new LinkedHashMap<>();
+        attrs.put("a", 1);
+        attrs.put("é", null);
+        final Item item = new Item("x", 3, 2.5, Mode.SLOW, List.of(1L, 2L), attrs);
+        final Object[] values = {null, true, false, (byte) 7, (short) -3, 'q', 42, -1L, 1.5f, Math.PI, "", "ünïcode ✓",
+            Mode.FAST, Mode.SLOW, item, new ArrayList<>(List.of(1, "two", 3.0)), new LinkedHashSet<>(Set.of(9)), attrs};
+        for (Object v : values) {
+            assertEquals(v, r.fromBytes(r.toBytes(v)), String.valueOf(v));
+        }
+        final Object[] arrays = {new boolean[] {true, false}, new byte[] {1, -2}, new short[] {3}, new char[] {'a', 'b'},
+            new int[] {1, 2, 3}, new long[] {Long.MIN_VALUE}, new float[] {1.25f}, new double[] {1e300, -0.0}, new double[0]};
+        for (Object a : arrays) {
+            final Object back = r.fromBytes(r.toBytes(a));
+            assertEquals(a.getClass(), back.getClass());
+            assertTrue(Arrays.deepEquals(new Object[] {a}, new Object[] {back}));
+        }
+    }
+
+    @Test
+    void unknownTypesFailClearlyOnWrite() {
+        final ReducerException e = assertThrows(ReducerException.class, () -> Reducers.defaults().toBytes(new Object()));
+        assertTrue(e.getMessage().contains("java.lang.Object"), e.getMessage());
+        final List<Object> cycle = new ArrayList<>();
+        cycle.add(cycle);
+        assertThrows(ReducerException.class, () -> Reducers.defaults().toBytes(cycle));
+    }
+
+    @Test
+    void hostileBytesOnlyEverGiveMalformedData() {
+        final Reducers r = Reducers.defaults();
+        final byte[] good = r.toBytes(new Item("name", 1, 2, Mode.FAST, List.of(5L), Map.of("k", 1)));
+        final Random random = new Random(7);
+        for (int i = 0; i < 5000; i++) {
+            final byte[] bad = i % 2 == 0 ? good.clone() : new byte[random.nextInt(40)];
+            if (i % 2 == 0) {
+                bad[random.nextInt(bad.length)] ^= (byte) (1 + random.nextInt(255));
+            } else {
+                random.nextBytes(bad);
+            }
+            try {
+                r.fromBytes(bad);
+            } catch (MalformedDataException expected) {
+                // the only acceptable failure
+            }
+        }
+        // a huge claimed length is refused before allocating
+        assertThrows(MalformedDataException.class, () -> r.fromBytes(new byte[] {23, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x7f}));
+        // a record class name pointing at a non-record is refused
+        final byte[] notRecord = r.toBytes(new Item("n", 1, 1, Mode.FAST, List.of(), Map.of()));
+        final String itemName = Item.class.getName();
+        final byte[] swapped = new String(notRecord, java.nio.charset.StandardCharsets.ISO_8859_1)
+            .replace(itemName, "java.lang.Thread" + "x".repeat(itemName.length() - "java.lang.Thread".length()))
+            .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertThrows(MalformedDataException.class, () -> r.fromBytes(swapped));
+    }
+
+    @Test
+    void sparseMatrixCrossesAsThreeDescriptors() {
+        final Reducers r = Reducers.defaults().with(new CsrReducer());
+        try (SharedArray data = SharedArray.copyOf(new double[] {1, 2, 3});
+             SharedArray indices = SharedArray.copyOf(new int[] {0, 2, 1});
+             SharedArray indptr = SharedArray.copyOf(new int[] {0, 2, 3});
+             SharingSession session = new SharingSession(1 << 20, null);
+             OpenedArrays opened = new OpenedArrays()) {
+            final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+            final ValueWriter w = new ValueWriter(r).wrap(buffer, 0, session);
+            final Csr m = new Csr(data, indices, indptr, 2);
+            w.writeValue(m);
+            w.writeValue(m); // the same arrays again: not pinned twice
+            assertEquals(3, session.size());
+            final ValueReader in = new ValueReader(r).wrap(buffer, 0, w.position(), opened);
+            final Csr back = in.readValue(Csr.class);
+            in.readValue(Csr.class);
+            assertEquals(6, opened.size());
+            assertEquals(2, back.rows);
+            assertNotSame(data, back.data);
+            assertEquals(data.path(), back.data.path());
+            assertArrayEquals(new double[] {1, 2, 3}, back.data.toDoubleArray());
+            assertArrayEquals(new int[] {0, 2, 1}, back.indices.toIntArray());
+            assertArrayEquals(new int[] {0, 2, 3}, back.indptr.toIntArray());
+        }
+    }
+
+    @Test
+    void largeHeapArraysAreCopiedOncePerSession() {
+        final double[] big = new double[1000];
+        Arrays.fill(big, 2.0);
+        try (SharingSession session = new SharingSession(1024, null); OpenedArrays opened = new OpenedArrays()) {
+            final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+            final ValueWriter w = new ValueWriter(Reducers.defaults()).wrap(buffer, 0, session);
+            w.writeValue(List.of(big, big, new double[] {1}));
+            assertEquals(1, session.size());
+            assertTrue(w.position() < 1000, "descriptors, not data: " + w.position() + " bytes");
+            final ValueReader in = new ValueReader(Reducers.defaults()).wrap(buffer, 0, w.position(), opened);
+            final List<?> back = in.readValue(List.class);
+            assertArrayEquals(big, (double[]) back.get(0));
+            assertArrayEquals(big, (double[]) back.get(1));
+            assertArrayEquals(new double[] {1}, (double[]) back.get(2));
+        }
+    }
+
+    @Test
+    void sharedArraysNeedASharingPolicy() {
+        try (SharedArray a = SharedArray.create(DType.INT8, 4)) {
+            assertThrows(ReducerException.class, () -> Reducers.defaults().toBytes(a));
+            final Descriptor d = a.descriptor();
+            final byte[] db = d.toBytes();
+            final byte[] msg = new byte[5 + db.length];
+            msg[0] = 25;
+            msg[1] = (byte) db.length;
+            System.arraycopy(db, 0, msg, 5, db.length);
+            final MalformedDataException e = assertThrows(MalformedDataException.class, () -> Reducers.defaults().fromBytes(msg));
+            assertTrue(e.getMessage().contains("none may be opened"), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package dev.sharray;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A child-JVM agent for cross-process tests. Reads commands from stdin, answers on stdout:
+ * <pre>
+ *   create DTYPE N...            -> "desc HEX"     (this JVM owns the array)
+ *   open HEX                     -> "id K"
+ *   dump K                       -> "values v1,v2,..." (doubles of the view, row-major)
+ *   set K VALUE I...             -> "ok"
+ *   get K I...                   -> "value V"
+ *   release K                    -> "ok"
+ *   hold HEX COUNT               -> "held"         (COUNT more handles, never released)
+ *   loop HEX THREADS ITERATIONS  -> "looped"       (open/release in loops on THREADS threads)
+ *   reap                         -> "reaped FOLDERS ARRAYS"
+ *   exit                         -> exits normally (shutdown hooks run)
+ * </pre>
+ */
+public final class ArrayAgent {
+    private ArrayAgent() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<Integer, SharedArray> handles = new ConcurrentHashMap<>();
+        List<SharedArray> held = new ArrayList<>();
+        AtomicInteger ids = new AtomicInteger();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        System.out.println("ready " + ProcessHandle.current().pid());
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] w = line.trim().split("\\s+");
+            try {
+                switch (w[0]) {
+                    case "create": {
+                        long[] shape = new long[w.length - 2];
+                        for (int i = 2; i < w.length; i++) {
+                            shape[i - 2] = Long.parseLong(w[i]);
+                        }
+                        SharedArray a = SharedArray.create(DType.valueOf(w[1]), shape);
+                        held.add(a);
+                        System.out.println("desc " + HexFormat.of().formatHex(a.descriptor().toBytes()));
+                        break;
+                    }
+                    case "open": {
+                        int id = ids.incrementAndGet();
+                        handles.put(id, SharedArray.open(Descriptor.fromBytes(HexFormat.of().parseHex(w[1]))));
+                        System.out.println("id " + id);
+                        break;
+                    }
+                    case "dump": {
+                        double[] v = handles.get(Integer.parseInt(w[1])).toDoubleArray();
+                        StringBuilder sb = new StringBuilder("values ");
+                        for (int i = 0; i < v.length; i++) {
+                            sb.append(i == 0 ? "" : ",").append(v[i]);
+                        }
+                        System.out.println(sb);
+                        break;
+                    }
+                    case "set": {
+                        handles.get(Integer.parseInt(w[1])).setDouble(Double.parseDouble(w[2]), indices(w, 3));
+                        System.out.println("ok");
+                        break;
+                    }
+                    case "get":
+                        System.out.println("value " + handles.get(Integer.parseInt(w[1])).getDouble(indices(w, 2)));
+                        break;
+                    case "release":
+                        handles.remove(Integer.parseInt(w[1])).release();
+                        System.out.println("ok");
+                        break;
+                    case "hold": {
+                        Descriptor d = Descriptor.fromBytes(HexFormat.of().parseHex(w[1]));
+                        for (int i = 0; i < Integer.parseInt(w[2]); i++) {
+                            held.add(SharedArray.open(d));
+                        }
+                        System.out.println("held");
+                        break;
+                    }
+                    case "loop":
+                        loop(Descriptor.fromBytes(HexFormat.of().parseHex(w[1])), Integer.parseInt(w[2]), Integer.parseInt(w[3]));
+                        System.out.println("looped");
+                        break;
+                    case "reap": {
+                        ReapReport r = SharedArrays.reap();
+                        System.out.println("reaped " + r.foldersRemoved().size() + " " + r.arraysDeleted().size());
+                        break;
+                    }
+                    case "exit":
+                        System.exit(0);
+                        break;
+                    default:
+                        System.out.println("error unknown command " + w[0]);
+                }
+            } catch (RuntimeException e) {
+                System.out.println("error " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static long[] indices(String[] w, int from) {
+        long[] idx = new long[w.length - from];
+        for (int i = from; i < w.length; i++) {
+            idx[i - from] = Long.parseLong(w[i]);
+        }
+        return idx;
+    }
+
+    /** Each thread opens a handle, takes a view, releases both, many times. */
+    static void loop(Descriptor d, int threads, int iterations) throws InterruptedException {
+        Thread[] ts = new Thread[threads];
+        RuntimeException[] failure = new RuntimeException[1];
+        for (int t = 0; t < threads; t++) {
+            ts[t] = new Thread(() -> {
+                try {
+                    for (int i = 0; i < iterations; i++) {
+                        try (SharedArray a = SharedArray.open(d); SharedArray v = a.slice(0, 0, 1, 1)) {
+                            if (v.size() != 1) {
+                                throw new IllegalStateException("bad view");
+                            }
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    failure[0] = e;
+                }
+            });
+            ts[t].start();
+        }
+        for (Thread t : ts) {
+            t.join();
+        }
+        if (failure[0] != null) {
+            throw failure[0];
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package dev.sharray;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+class ElementAccessTest {
+    @Test
+    void everyDtypeRoundTripsThroughItsOwnAccessorsAndBulkCopies() {
+        try (SharedArray a = SharedArray.copyOf(new double[] {1.5, -2, 3})) {
+            assertEquals(DType.FLOAT64, a.dtype());
+            a.setDouble(9.25, 1);
+            assertArrayEquals(new double[] {1.5, 9.25, 3}, a.toDoubleArray());
+        }
+        try (SharedArray a = SharedArray.copyOf(new float[] {1.5f, -2f})) {
+            a.setFloat(7.5f, 0);
+            assertArrayEquals(new float[] {7.5f, -2f}, a.toFloatArray());
+            assertEquals(-2.0, a.getDouble(1));
+        }
+        try (SharedArray a = SharedArray.copyOf(new long[] {Long.MAX_VALUE, -1})) {
+            assertEquals(Long.MAX_VALUE, a.getLong(0));
+            a.setLong(Long.MIN_VALUE, 1);
+            assertArrayEquals(new long[] {Long.MAX_VALUE, Long.MIN_VALUE}, a.toLongArray());
+        }
+        try (SharedArray a = SharedArray.copyOf(new int[] {5, -6})) {
+            a.setInt(Integer.MIN_VALUE, 0);
+            assertArrayEquals(new int[] {Integer.MIN_VALUE, -6}, a.toIntArray());
+            assertEquals(-6L, a.getLong(1));
+        }
+        try (SharedArray a = SharedArray.copyOf(new short[] {5, -6})) {
+            a.setShort((short) 300, 1);
+            assertArrayEquals(new short[] {5, 300}, a.toShortArray());
+        }
+        try (SharedArray a = SharedArray.copyOf(new byte[] {5, -6})) {
+            assertEquals(DType.INT8, a.dtype());
+            a.setByte((byte) -128, 0);
+            assertArrayEquals(new byte[] {-128, -6}, a.toByteArray());
+        }
+        try (SharedArray a = SharedArray.create(DType.UINT8, 2)) {
+            a.setByte((byte) 200, 0);
+            assertEquals(200, a.getInt(0));
+            assertEquals((byte) 200, a.getByte(0));
+            assertEquals(200.0, a.getDouble(0));
+        }
+        try (SharedArray a = SharedArray.copyOf(new double[][] {{1, 2, 3}, {4, 5, 6}})) {
+            assertArrayEquals(new long[] {2, 3}, a.shape());
+            assertEquals(6, a.getDouble(1, 2));
+            assertArrayEquals(new long[] {24, 8}, a.strides());
+        }
+    }
+
+    @Test
+    void lossyConversionsAreRefusedWithAClearMessage() {
+        try (SharedArray i64 = SharedArray.create(DType.INT64, 2); SharedArray f64 = SharedArray.create(DType.FLOAT64, 2);
+             SharedArray i32 = SharedArray.create(DType.INT32, 2); SharedArray u8 = SharedArray.create(DType.UINT8, 2)) {
+            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> i64.getDouble(0));
+            assertTrue(e.getMessage().contains("INT64"), e.getMessage());
+            assertThrows(UnsupportedOperationException.class, () -> f64.getLong(0));
+            assertThrows(UnsupportedOperationException.class, () -> f64.setLong(1, 0));
+            assertThrows(UnsupportedOperationException.class, () -> i32.setDouble(1.0, 0));
+            assertThrows(UnsupportedOperationException.class, () -> i32.getFloat(0));
+            assertThrows(UnsupportedOperationException.class, () -> u8.setInt(1, 0));
+            assertThrows(UnsupportedOperationException.class, () -> i64.toDoubleArray());
+            assertThrows(UnsupportedOperationException.class, () -> f64.copyFrom(new long[2]));
+            i32.setShort((short) 7, 1); // widening writes are fine
+            f64.setInt(7, 1);
+            assertEquals(7, i32.getLong(1));
+            assertEquals(7.0, f64.getDouble(1));
+        }
+    }
+
+    @Test
+    void indexErrorsAndUseAfterReleaseAreSpecific() {
+        SharedArray a = SharedArray.create(DType.FLOAT64, 3, 4);
+        IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> a.getDouble(3, 0));
+        assertTrue(e.getMessage().contains("axis 0 with size 3"), e.getMessage());
+        assertThrows(IndexOutOfBoundsException.class, () -> a.setDouble(1, 0, -1));
+        assertThrows(IllegalArgumentException.class, () -> a.getDouble(1));
+        assertThrows(IllegalArgumentException.class, () -> a.copyFrom(new double[11]));
+        a.release();
+        a.release(); // idempotent
+        a.close();
+        for (Runnable r : new Runnable[] {() -> a.getDouble(0, 0), () -> a.setDouble(1, 0, 0), a::toDoubleArray,
+            a::descriptor, a::transpose, () -> a.slice(0, 0, 1, 1), a::sum, a::address, () -> a.add(1)}) {
+            IllegalStateException ise = assertThrows(IllegalStateException.class, r::run);
+            assertTrue(ise.getMessage().contains("released"), ise.getMessage());
+        }
+        assertTrue(a.isReleased());
+    }
+
+    @Test
+    void negativeAndOverflowingShapesAreRejectedBeforeAnyFileExists() throws Exception {
+        Path folder = SharedArrays.processFolder();
+        long before = countFiles(folder);
+        assertThrows(InvalidDescriptorException.class, () -> SharedArray.create(DType.FLOAT64, 3, -1));
+        InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class,
+            () -> SharedArray.create(DType.FLOAT64, 1L << 40, 1L << 40));
+        assertEquals("shape", e.field());
+        assertThrows(IllegalArgumentException.class,
+            () -> SharedArray.builder(DType.UINT8, 3L << 30).backing(Backing.AGRONA).create());
+        assertEquals(before, countFiles(folder));
+    }
+
+    @Test
+    void arithmeticResultsAreHeapArraysAndCreateNoFiles() throws Exception {
+        Path folder = SharedArrays.processFolder();
+        try (SharedArray a = SharedArray.copyOf(new double[] {1, 2, 3, 4});
+             SharedArray b = SharedArray.copyOf(new double[] {4, 3, 2, 1});
+             SharedArray ints = SharedArray.copyOf(new int[] {1, 2, 3, 4})) {
+            long before = countFiles(folder);
+            HeapArray sum = a.add(b);
+            HeapArray scaled = a.multiply(2);
+            HeapArray diff = a.subtract(HeapArray.of(new double[] {1, 1, 1, 1}));
+            HeapArray quotient = ints.divide(2);
+            HeapArray intsPlus = ints.add(3);
+            assertEquals(before, countFiles(folder), "arithmetic must not create shared files");
+            assertArrayEquals(new double[] {5, 5, 5, 5}, sum.toDoubleArray());
+            assertArrayEquals(new double[] {2, 4, 6, 8}, scaled.toDoubleArray());
+            assertArrayEquals(new double[] {0, 1, 2, 3}, diff.toDoubleArray());
+            assertEquals(DType.FLOAT64, quotient.dtype());
+            assertArrayEquals(new double[] {0.5, 1, 1.5, 2}, quotient.toDoubleArray());
+            assertEquals(DType.INT32, intsPlus.dtype());
+            assertArrayEquals(new int[] {4, 5, 6, 7}, intsPlus.toIntArray());
+            assertEquals(10, a.sum());
+            assertEquals(1, a.min());
+            assertEquals(4, a.max());
+            assertEquals(2.5, a.mean());
+            assertEquals(4 + 6 + 6 + 4, a.dot(b));
+            assertThrows(IllegalArgumentException.class, () -> a.add(HeapArray.of(new double[3])));
+            try (SharedArray shared = sum.toShared()) {
+                assertEquals(before + 2, countFiles(folder), "toShared is the explicit way to share");
+                assertArrayEquals(sum.toDoubleArray(), shared.toDoubleArray());
+            }
+            assertEquals(before, countFiles(folder));
+        }
+    }
+
+    @Test
+    void stridedReductionsMatchHeapComputation() {
+        try (SharedArray a = SharedArray.copyOf(new double[][] {{1, 2, 3}, {4, 5, 6}}); SharedArray t = a.transpose();
+             SharedArray col = t.select(0, 1)) {
+            assertArrayEquals(new double[] {2, 5}, col.toDoubleArray());
+            assertEquals(7, col.sum());
+            assertEquals(21, t.sum());
+            assertArrayEquals(new double[] {1, 4, 2, 5, 3, 6}, t.toDoubleArray());
+            assertArrayEquals(new double[] {2, 8, 4, 10, 6, 12}, t.multiply(2).toDoubleArray());
+        }
+    }
+
+    static long countFiles(Path folder) throws Exception {
+        try (Stream<Path> s = Files.list(folder)) {
+            return s.count();
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package dev.sharray;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** More than 2 GiB on the MAPPED_FILE backing (on disk, preallocated without writing). */
+class LargeArrayTest {
+    @Test
+    void elementsPastTwoGibAreReachableAndReopenable() throws Exception {
+        long n = (1L << 31) / 8 + 4096; // a little over 2 GiB of float64
+        Path root = Path.of(System.getProperty("java.io.tmpdir"));
+        try (SharedArray a = SharedArray.builder(DType.FLOAT64, n).folder(root).backing(Backing.MAPPED_FILE).create()) {
+            assertEquals(Backing.MAPPED_FILE, a.backing());
+            assertTrue(Files.size(a.path()) > (1L << 31));
+            long far = n - 1;
+            assertTrue(a.offset() + far * 8 > (1L << 31));
+            a.setDouble(3.25, far);
+            a.setDouble(-1.5, 0);
+            assertEquals(3.25, a.getDouble(far));
+            try (SharedArray tail = a.slice(0, n - 1, (1L << 31) / 8 - 1, -1);
+                 SharedArray reopened = SharedArray.open(Descriptor.fromBytes(tail.descriptor().toBytes()))) {
+                assertEquals(3.25, reopened.getDouble(0));
+                assertEquals(Backing.MAPPED_FILE, reopened.backing());
+                reopened.setDouble(8.5, 1);
+                assertEquals(8.5, a.getDouble(far - 1));
+            }
+            assertThrows(IndexOutOfBoundsException.class, () -> a.getDouble(n));
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package dev.sharray;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** sharray files are valid .npy files for NumPy, and NumPy's files open in sharray, both zero-copy. */
+class NpyInteropTest {
+    @Test
+    void numpyMapsOurFileAndWritesCrossBothWays() throws Exception {
+        for (DType t : DType.values()) {
+            try (SharedArray a = SharedArray.create(t, 3, 4)) {
+                for (int i = 0; i < 3; i++) {
+                    for (int j = 0; j < 4; j++) {
+                        a.setByte((byte) (i * 4 + j), i, j);
+                    }
+                }
+                String out = Python.run(String.join("\n",
+                    "import sys, numpy as np",
+                    "a = np.load(sys.argv[1], mmap_mode='r+')",
+                    "b = np.load(sys.argv[1])",
+                    "assert isinstance(a, np.memmap)",
+                    "print(a.dtype.str, a.shape, a.flags['C_CONTIGUOUS'], int(a.sum()), int(b.sum()), a.offset % 64)",
+                    "a[2, 3] = 99",
+                    "a.flush()"), a.path().toString());
+                assertEquals(t.numpyDescr() + " (3, 4) True 66 66 0", out, t.toString());
+                assertEquals(99.0, t == DType.INT64 ? (double) a.getLong(2, 3) : a.getDouble(2, 3), "numpy write seen");
+            }
+        }
+    }
+
+    @Test
+    void headerIsAValidNpyVersion1HeaderWith64ByteAlignedData() throws Exception {
+        try (SharedArray a = SharedArray.create(DType.INT16, 5, 7, 2);
+             FileChannel ch = FileChannel.open(a.path(), StandardOpenOption.READ)) {
+            NpyHeader h = NpyHeader.read(ch);
+            assertEquals(DType.INT16, h.dtype);
+            assertArrayEquals(new long[] {5, 7, 2}, h.shape);
+            assertFalse(h.fortranOrder);
+            assertEquals(0, h.dataOffset % 64);
+            assertEquals(h.dataOffset, a.offset());
+            byte[] head = new byte[(int) h.dataOffset];
+            ch.read(java.nio.ByteBuffer.wrap(head), 0);
+            assertEquals((byte) 0x93, head[0]);
+            assertEquals("NUMPY", new String(head, 1, 5, java.nio.charset.StandardCharsets.US_ASCII));
+            assertEquals(1, head[6]);
+            assertEquals('\n', head[head.length - 1]);
+        }
+    }
+
+    @Test
+    void numpyWrittenCAndFortranOrderFilesOpenInPlace(@TempDir Path dir) throws Exception {
+        Path c = dir.resolve("c.npy");
+        Path f = dir.resolve("f.npy");
+        Path i32 = dir.resolve("i.npy");
+        Python.run(String.join("\n",
+            "import sys, numpy as np",
+            "a = np.arange(24, dtype='<f8').reshape(2, 3, 4)",
+            "np.save(sys.argv[1], a)",
+            "np.save(sys.argv[2], np.asfortranarray(a))",
+            "np.save(sys.argv[3], np.arange(10, dtype=np.int32)[::-1].copy())"), c.toString(), f.toString(), i32.toString());
+        for (Path p : new Path[] {c, f}) {
+            try (SharedArray a = SharedArray.openNpy(p)) {
+                assertArrayEquals(new long[] {2, 3, 4}, a.shape());
+                for (int i = 0; i < 2; i++) {
+                    for (int j = 0; j < 3; j++) {
+                        for (int k = 0; k < 4; k++) {
+                            assertEquals(i * 12 + j * 4 + k, a.getDouble(i, j, k), p + " at " + i + "," + j + "," + k);
+                        }
+                    }
+                }
+                assertEquals(p == c, a.isContiguous());
+                a.setDouble(-1, 1, 2, 3);
+            }
+            assertEquals("-1.0", Python.run("import sys, numpy as np; print(np.load(sys.argv[1])[1, 2, 3])", p.toString()));
+        }
+        try (SharedArray a = SharedArray.openNpy(i32)) {
+            assertEquals(DType.INT32, a.dtype());
+            assertArrayEquals(new int[] {9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, a.toIntArray());
+        }
+        assertTrue(Files.exists(c), "a user's own .npy file is never deleted");
+    }
+
+    @Test
+    void malformedNpyHeadersGiveSpecificErrors(@TempDir Path dir) throws Exception {
+        Path p = dir.resolve("bad.npy");
+        Files.write(p, "not numpy at all".getBytes());
+        assertEquals("npy.magic", assertThrows(InvalidDescriptorException.class, () -> SharedArray.openNpy(p)).field());
+        byte[] good = NpyHeader.encode(DType.FLOAT64, new long[] {4});
+        Files.write(p, good); // header says 32 data bytes, file has none
+        assertEquals("npy.shape", assertThrows(InvalidDescriptorException.class, () -> SharedArray.openNpy(p)).field());
+        Files.write(p, new String(good, java.nio.charset.StandardCharsets.ISO_8859_1).replace("<f8", ">f8")
+            .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertEquals("descr", assertThrows(InvalidDescriptorException.class, () -> SharedArray.openNpy(p)).field());
+        Files.write(p, new String(good, java.nio.charset.StandardCharsets.ISO_8859_1).replace("'shape': (4,)", "'shape': (x,)")
+            .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertEquals("shape", assertThrows(InvalidDescriptorException.class, () -> SharedArray.openNpy(p)).field());
+    }
+}

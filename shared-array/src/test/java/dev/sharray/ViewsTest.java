@@ -1,0 +1,232 @@
+package dev.sharray;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Views against an independent model (element offsets and strides), in this JVM and in a child JVM. */
+class ViewsTest {
+    /** The model: shape, strides and offset counted in elements of the base array. */
+    record Model(long[] shape, long[] strides, long offset) {
+        long at(long... idx) {
+            long o = offset;
+            for (int i = 0; i < idx.length; i++) {
+                o += idx[i] * strides[i];
+            }
+            return o;
+        }
+
+        long size() {
+            long n = 1;
+            for (long s : shape) {
+                n *= s;
+            }
+            return n;
+        }
+
+        double[] values() {
+            double[] out = new double[(int) size()];
+            long[] idx = new long[shape.length];
+            for (int k = 0; k < out.length; k++) {
+                out[k] = at(idx);
+                for (int ax = shape.length - 1; ax >= 0; ax--) {
+                    if (++idx[ax] < shape[ax]) {
+                        break;
+                    }
+                    idx[ax] = 0;
+                }
+            }
+            return out;
+        }
+    }
+
+    private static SharedArray base(long... shape) {
+        SharedArray a = SharedArray.create(DType.FLOAT64, shape);
+        double[] v = new double[(int) a.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = i;
+        }
+        a.copyFrom(v);
+        return a;
+    }
+
+    private static Model slice(Model m, int axis, long start, long stop, long step) {
+        long n = m.shape[axis];
+        stop = Math.max(-1, Math.min(n, stop));
+        List<Long> picked = new ArrayList<>();
+        for (long i = start; step > 0 ? i < stop : i > stop; i += step) {
+            picked.add(i);
+        }
+        long[] shape = m.shape.clone();
+        long[] strides = m.strides.clone();
+        shape[axis] = picked.size();
+        strides[axis] = m.strides[axis] * step;
+        return new Model(shape, strides, picked.isEmpty() ? m.offset : m.offset + start * m.strides[axis]);
+    }
+
+    private static Model select(Model m, int axis, long index) {
+        long[] shape = new long[m.shape.length - 1];
+        long[] strides = new long[m.shape.length - 1];
+        for (int i = 0, j = 0; i < m.shape.length; i++) {
+            if (i != axis) {
+                shape[j] = m.shape[i];
+                strides[j++] = m.strides[i];
+            }
+        }
+        return new Model(shape, strides, m.offset + index * m.strides[axis]);
+    }
+
+    private static Model permute(Model m, int[] axes) {
+        long[] shape = new long[axes.length];
+        long[] strides = new long[axes.length];
+        for (int i = 0; i < axes.length; i++) {
+            shape[i] = m.shape[axes[i]];
+            strides[i] = m.strides[axes[i]];
+        }
+        return new Model(shape, strides, m.offset);
+    }
+
+    @Test
+    void randomComposedViewsMatchTheModelForReadsAndWrites() {
+        Random rnd = new Random(42);
+        try (SharedArray base = base(4, 5, 6)) {
+            for (int trial = 0; trial < 300; trial++) {
+                SharedArray v = base.retain();
+                Model m = new Model(new long[] {4, 5, 6}, new long[] {30, 6, 1}, 0);
+                for (int op = 0; op < 4 && m.shape.length > 0; op++) {
+                    SharedArray next;
+                    int axis = rnd.nextInt(m.shape.length);
+                    long n = m.shape[axis];
+                    switch (rnd.nextInt(4)) {
+                        case 0: {
+                            if (n == 0) {
+                                continue;
+                            }
+                            long step = rnd.nextBoolean() ? 1 + rnd.nextInt(3) : -(1 + rnd.nextInt(3));
+                            long start = rnd.nextInt((int) n);
+                            long stop = step > 0 ? start + rnd.nextInt((int) (n - start) + 1) : -1 + rnd.nextInt((int) start + 1);
+                            next = v.slice(axis, start, stop, step);
+                            m = slice(m, axis, start, stop, step);
+                            break;
+                        }
+                        case 1: {
+                            if (n == 0 || m.shape.length == 1) {
+                                continue;
+                            }
+                            long index = rnd.nextInt((int) n);
+                            next = v.select(axis, index);
+                            m = select(m, axis, index);
+                            break;
+                        }
+                        case 2:
+                            next = v.transpose();
+                            int[] rev = new int[m.shape.length];
+                            for (int i = 0; i < rev.length; i++) {
+                                rev[i] = rev.length - 1 - i;
+                            }
+                            m = permute(m, rev);
+                            break;
+                        default: {
+                            List<Integer> axes = new ArrayList<>();
+                            for (int i = 0; i < m.shape.length; i++) {
+                                axes.add(i);
+                            }
+                            java.util.Collections.shuffle(axes, rnd);
+                            int[] perm = axes.stream().mapToInt(Integer::intValue).toArray();
+                            next = v.permute(perm);
+                            m = permute(m, perm);
+                        }
+                    }
+                    v.release();
+                    v = next;
+                }
+                assertArrayEquals(m.shape, v.shape());
+                assertArrayEquals(m.values(), v.toDoubleArray(), "trial " + trial);
+                if (v.size() > 0) {
+                    long[] idx = new long[m.shape.length];
+                    for (int i = 0; i < idx.length; i++) {
+                        idx[i] = rnd.nextInt((int) m.shape[i]);
+                    }
+                    long flat = m.at(idx);
+                    v.setDouble(-1, idx);
+                    assertEquals(-1, base.getDouble(flat / 30, flat / 6 % 5, flat % 6));
+                    base.setDouble(flat, flat / 30, flat % 30 / 6, flat % 6);
+                }
+                Descriptor d = Descriptor.fromBytes(v.descriptor().toBytes());
+                try (SharedArray reopened = SharedArray.open(d)) {
+                    assertArrayEquals(v.toDoubleArray(), reopened.toDoubleArray());
+                    assertArrayEquals(v.strides(), reopened.strides());
+                }
+                v.release();
+            }
+        }
+    }
+
+    @Test
+    void composedViewsReopenInASecondJvmAndWritesCrossBothWays() throws Exception {
+        try (SharedArray base = base(4, 6);
+             SharedArray reversed = base.slice(0, 3, -1, -1);
+             SharedArray reversedT = reversed.transpose();
+             SharedArray stepped = reversedT.slice(0, 5, 0, -2);
+             SharedArray row = base.select(0, 2);
+             SharedArray permuted = base.permute(1, 0);
+             SharedArray reshaped = base.reshape(2, 12);
+             ChildJvm child = ChildJvm.start(ArrayAgent.class, List.of())) {
+            child.expect("ready ");
+            for (SharedArray view : List.of(reversed, reversedT, stepped, row, permuted, reshaped)) {
+                child.send("open " + HexFormat.of().formatHex(view.descriptor().toBytes()));
+                String id = child.expect("id ");
+                child.send("dump " + id);
+                String[] parts = child.expect("values ").split(",");
+                double[] seen = java.util.Arrays.stream(parts).mapToDouble(Double::parseDouble).toArray();
+                assertArrayEquals(view.toDoubleArray(), seen, view.toString());
+                long[] last = view.shape();
+                for (int i = 0; i < last.length; i++) {
+                    last[i] -= 1;
+                }
+                String idx = java.util.Arrays.stream(last).mapToObj(Long::toString).reduce((a, b) -> a + " " + b).orElse("");
+                child.send("set " + id + " 1000.5 " + idx);
+                assertEquals("ok", child.readLine());
+                assertEquals(1000.5, view.getDouble(last), "child write seen by the parent through " + view);
+                view.setDouble(-7.25, last);
+                child.send("get " + id + " " + idx);
+                assertEquals(-7.25, Double.parseDouble(child.expect("value ")), "parent write seen by the child");
+                child.send("release " + id);
+                assertEquals("ok", child.readLine());
+            }
+            assertEquals(0, child.finish());
+        }
+    }
+
+    @Test
+    void reshapeNeedsAContiguousView() {
+        try (SharedArray a = base(3, 4); SharedArray t = a.transpose()) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> t.reshape(12));
+            assertTrue(e.getMessage().contains("contiguous"), e.getMessage());
+            try (SharedArray r = a.reshape(-1, 2)) {
+                assertArrayEquals(new long[] {6, 2}, r.shape());
+                assertEquals(11, r.getDouble(5, 1));
+            }
+            assertThrows(IllegalArgumentException.class, () -> a.reshape(5, 3));
+        }
+    }
+
+    @Test
+    void badViewArgumentsAreRejected() {
+        try (SharedArray a = base(3, 4)) {
+            assertThrows(IllegalArgumentException.class, () -> a.slice(0, 0, 3, 0));
+            assertThrows(IllegalArgumentException.class, () -> a.slice(2, 0, 3, 1));
+            assertThrows(IndexOutOfBoundsException.class, () -> a.slice(0, 5, 6, -1));
+            assertThrows(IndexOutOfBoundsException.class, () -> a.select(1, 4));
+            assertThrows(IllegalArgumentException.class, () -> a.permute(0, 0));
+            try (SharedArray empty = a.slice(0, 2, 2, 1)) {
+                assertEquals(0, empty.size());
+                assertEquals(0, empty.toDoubleArray().length);
+            }
+        }
+    }
+}

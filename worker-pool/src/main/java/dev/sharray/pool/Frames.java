@@ -1,0 +1,132 @@
+package dev.sharray.pool;
+
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.ringbuffer.RingBuffer;
+
+import java.util.function.BooleanSupplier;
+
+/**
+ * Messages of any size over a ring buffer whose records are capped at {@code maxMsgLength}: a message
+ * that fits goes as one WHOLE record, a bigger one as FIRST, MIDDLE..., LAST fragments that the
+ * reader reassembles. One writer and one reader per ring, as the ring requires.
+ */
+final class Frames {
+    static final int WHOLE = 1;
+    static final int FIRST = 2;
+    static final int MIDDLE = 3;
+    static final int LAST = 4;
+
+    private Frames() {
+    }
+
+    /** Receives complete messages. The buffer range is valid only during the call. */
+    @FunctionalInterface
+    interface Sink {
+        void onMessage(DirectBuffer buffer, int offset, int length);
+    }
+
+    /** Writes messages, fragmenting as needed; the single producer of its ring. */
+    static final class Writer {
+        private final RingBuffer ring;
+        private final int maxFrame;
+        private final Idler idler = Idler.forWaiting();
+
+        Writer(RingBuffer ring) {
+            this.ring = ring;
+            this.maxFrame = ring.maxMsgLength();
+        }
+
+        /**
+         * Writes one message, waiting for the reader to make room.
+         *
+         * @param keepWaiting asked while the ring is full; {@code false} abandons the message (peer dead)
+         * @return whether the whole message was written
+         */
+        boolean write(DirectBuffer src, int offset, int length, BooleanSupplier keepWaiting) {
+            if (length <= maxFrame) {
+                return put(WHOLE, src, offset, length, keepWaiting);
+            }
+            final int end = offset + length;
+            for (int pos = offset; pos < end; ) {
+                final int n = Math.min(maxFrame, end - pos);
+                final int type = pos == offset ? FIRST : pos + n == end ? LAST : MIDDLE;
+                if (!put(type, src, pos, n, keepWaiting)) {
+                    return false;
+                }
+                pos += n;
+            }
+            return true;
+        }
+
+        private boolean put(int type, DirectBuffer src, int offset, int length, BooleanSupplier keepWaiting) {
+            if (ring.write(type, src, offset, length)) {
+                return true;
+            }
+            idler.reset();
+            while (!ring.write(type, src, offset, length)) {
+                if (!keepWaiting.getAsBoolean()) {
+                    return false;
+                }
+                idler.idle();
+            }
+            return true;
+        }
+    }
+
+    /** Reads messages, reassembling fragments; the single consumer of its ring. */
+    static final class Reader implements MessageHandler {
+        private final RingBuffer ring;
+        private final ExpandableArrayBuffer assembly = new ExpandableArrayBuffer(0);
+        private int assembled = -1;
+        private Sink sink;
+
+        Reader(RingBuffer ring) {
+            this.ring = ring;
+        }
+
+        /**
+         * Delivers complete messages among the next {@code limit} records.
+         *
+         * @return the number of records read (fragments included)
+         */
+        int poll(Sink sink, int limit) {
+            this.sink = sink;
+            return ring.read(this, limit);
+        }
+
+        @Override
+        public void onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
+            switch (type) {
+                case WHOLE:
+                    assembled = -1;
+                    sink.onMessage(buffer, index, length);
+                    break;
+                case FIRST:
+                    assembly.putBytes(0, buffer, index, length);
+                    assembled = length;
+                    break;
+                case MIDDLE:
+                case LAST:
+                    if (assembled < 0) {
+                        throw new IllegalStateException("fragment without a first fragment (type " + type + ")");
+                    }
+                    if ((long) assembled + length > Integer.MAX_VALUE - 8) {
+                        throw new IllegalStateException("message larger than 2 GiB");
+                    }
+                    assembly.putBytes(assembled, buffer, index, length);
+                    assembled += length;
+                    if (type == LAST) {
+                        final int n = assembled;
+                        assembled = -1;
+                        sink.onMessage(assembly, 0, n);
+                    }
+                    break;
+                default:
+                    throw new IllegalStateException("unknown frame type " + type);
+            }
+        }
+    }
+}

@@ -1,0 +1,1021 @@
+package dev.sharray.pool;
+
+import dev.sharray.SharedArray;
+import dev.sharray.SharedArrays;
+import dev.sharray.reducers.ArraySharing;
+import dev.sharray.reducers.OpenedArrays;
+import dev.sharray.reducers.SharingSession;
+import dev.sharray.reducers.MalformedDataException;
+import dev.sharray.reducers.Reducer;
+import dev.sharray.reducers.Reducers;
+import dev.sharray.reducers.ValueReader;
+import dev.sharray.reducers.ValueWriter;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A pool of worker JVMs that run {@link RemoteFunction}s. Arguments, captured values and results
+ * cross through the {@link Reducers}: shared arrays as descriptors (zero-copy, pinned while in
+ * flight), large heap arrays copied once into pool-owned shared memory, everything else encoded
+ * natively. Tasks and results travel over Agrona ring buffers in a mapped file per worker; worker
+ * output is forwarded line by line, prefixed with the worker's id.
+ *
+ * <p>Faults stay local: a worker that dies fails only the task it was running
+ * ({@link WorkerCrashedException}) and is replaced; an exception thrown by a task reaches the caller as
+ * a {@link RemoteTaskException}; a task over its timeout fails with {@link TaskTimeoutException} and its
+ * worker is killed and replaced. {@link #close()} drains and stops, {@link #shutdownNow()} kills;
+ * neither leaves a process, file or mapping behind.
+ *
+ * <p>Thread-safe. Callbacks attached to task futures may run on the pool's result thread: keep them
+ * short and non-blocking, or use the {@code *Async} variants.
+ */
+public final class ProcessPool implements AutoCloseable {
+    private static final int RUNNING = 0;
+    private static final int CLOSING = 1;
+    private static final int CLOSED = 2;
+    private static final AtomicInteger POOL_SEQ = new AtomicInteger();
+    /** How long a waiting thread polls for its own result before blocking. */
+    private static final long HELP_SPIN_NANOS = 30_000;
+    private static final long HELP_YIELD_NANOS = 200_000;
+    private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final long STOP_GRACE_MILLIS = 5_000;
+
+    private final Config config;
+    private final Path folder;
+    private final String name;
+    private final WorkerLauncher launcher;
+    private final AtomicInteger workerSeq = new AtomicInteger();
+    private final AtomicLong taskSeq = new AtomicLong();
+    private final ConcurrentLinkedDeque<Task> pending = new ConcurrentLinkedDeque<>();
+    /** Tasks submitted and not yet completed (queued, running, or being finished). */
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger spinningWaiters = new AtomicInteger();
+    private final AtomicInteger state = new AtomicInteger(RUNNING);
+    /** Guards reading the result rings and the {@link #workers} array's membership. */
+    private final ReentrantLock pumpLock = new ReentrantLock();
+    private final ValueReader resultReader;
+    /** Arrays opened while decoding the current result (pump lock held). */
+    private final OpenedArrays resultArrays = new OpenedArrays();
+    private final ExecutorService supervisor;
+    private final Thread receiver;
+    private final ThreadLocal<Encoder> encoders;
+    private volatile Worker[] workers = new Worker[0];
+    private volatile boolean receiverDeepParked;
+    private volatile boolean shutdownNow;
+    /** Answered tasks found by the current pump, completed after the pump lock is released. */
+    private Task doneHead;
+
+    private ProcessPool(Config config) {
+        this.config = config;
+        this.name = "sharray-pool-" + POOL_SEQ.incrementAndGet();
+        try {
+            folder = config.tempFolder != null ? SharedArrays.processFolder(config.tempFolder) : SharedArrays.processFolder();
+            launcher = new WorkerLauncher(folder, name, config.heapSize, config.maxBytes, config.jvmOptions,
+                config.reducers.registered().stream().map(r -> r.getClass().getName()).toList());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare the pool's temp folder", e);
+        }
+        this.resultReader = new ValueReader(config.reducers);
+        this.encoders = ThreadLocal.withInitial(() -> new Encoder(config.reducers));
+        this.supervisor = Executors.newSingleThreadExecutor(r -> {
+            final Thread t = new Thread(r, name + "-supervisor");
+            t.setDaemon(true);
+            return t;
+        });
+        this.receiver = new Thread(this::receiveLoop, name + "-results");
+        this.receiver.setDaemon(true);
+    }
+
+    /**
+     * Starts a pool of {@code workers} worker JVMs with default settings and waits until all are ready.
+     *
+     * @param workers number of worker JVMs, at least 1
+     * @return the running pool
+     */
+    public static ProcessPool create(int workers) {
+        return builder().workers(workers).build();
+    }
+
+    /** @return a builder with default settings (one worker per available processor) */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    private void start() {
+        final List<Worker> started = new ArrayList<>();
+        try {
+            final List<Worker> launched = new ArrayList<>();
+            for (int i = 0; i < config.workers; i++) {
+                launched.add(launch());
+            }
+            for (Worker w : launched) {
+                awaitHello(w);
+                started.add(w);
+            }
+        } catch (RuntimeException e) {
+            workers = started.toArray(new Worker[0]);
+            shutdownNow();
+            throw e;
+        }
+        workers = started.toArray(new Worker[0]);
+        for (Worker w : started) {
+            w.state.set(Worker.IDLE);
+            watchExit(w);
+        }
+        receiver.start();
+    }
+
+    /** Creates a worker's ring file and starts its JVM. */
+    private Worker launch() {
+        final int id = workerSeq.incrementAndGet();
+        final Path ringPath = folder.resolve(name + "-worker-" + id + ".ring");
+        RingFile rings = null;
+        try {
+            Files.createDirectories(folder);
+            rings = RingFile.create(ringPath, config.ringCapacity);
+            final Process p = launcher.launch(id, ringPath);
+            final String prefix = "[" + name + " worker-" + id + "] ";
+            final Worker w = new Worker(id, p,
+                rings,
+                new OutputForwarder(p.getInputStream(), prefix, config.out, name + "-worker-" + id + "-out"),
+                new OutputForwarder(p.getErrorStream(), prefix, config.err, name + "-worker-" + id + "-err"));
+            w.resultSink = (buffer, offset, length) -> onResult(w, buffer, offset, length);
+            return w;
+        } catch (IOException e) {
+            if (rings != null) {
+                rings.unlink();
+                rings.close();
+            }
+            throw new UncheckedIOException("cannot start worker " + id, e);
+        }
+    }
+
+    /** Waits for the worker's HELLO; on failure kills it, cleans up and throws with its stderr. */
+    private void awaitHello(Worker w) {
+        final long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
+        final boolean[] hello = new boolean[1];
+        final Frames.Sink sink = (buffer, offset, length) -> {
+            if (length >= 9 && buffer.getByte(offset) == Protocol.HELLO) {
+                hello[0] = true;
+            }
+        };
+        final Idler idler = Idler.forPolling();
+        while (!hello[0]) {
+            if (!w.process.isAlive() || System.nanoTime() - deadline > 0 || shutdownNow) {
+                w.process.destroyForcibly();
+                waitExit(w.process);
+                w.stderr.awaitEnd(1000);
+                w.rings.unlink();
+                launcher.deleteArgFile(w.id);
+                w.unmap();
+                throw new IllegalStateException("worker " + w.id + " failed to start (exit code "
+                    + (w.process.isAlive() ? "none: timed out" : String.valueOf(w.process.exitValue()))
+                    + "); last stderr lines: " + w.stderr.tail());
+            }
+            idler.idle(w.reader.poll(sink, 1));
+        }
+        // both sides have it mapped and the JVM has read its arguments: the files have done their job
+        // and must not outlive a crash
+        w.rings.unlink();
+        launcher.deleteArgFile(w.id);
+    }
+
+    private void watchExit(Worker w) {
+        w.process.onExit().thenRun(() -> {
+            try {
+                supervisor.execute(() -> onWorkerExit(w));
+            } catch (RejectedExecutionException closing) {
+                // the pool is stopping: stop() handles every worker itself
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------------------------ submitting
+
+    /**
+     * Runs {@code fn(arg)} in a worker, with the pool's default timeout.
+     *
+     * @param fn  the function
+     * @param arg its argument; arrays in it are pinned until the task is done, so the caller may
+     *            release them right after this returns
+     * @param <T> argument type
+     * @param <R> result type
+     * @return the result's future; it fails with {@link RemoteTaskException}, {@link WorkerCrashedException}
+     *         or {@link TaskTimeoutException}
+     * @throws IllegalStateException when the pool is closed
+     * @throws dev.sharray.reducers.ReducerException when {@code fn} or {@code arg} holds a value no reducer handles
+     */
+    public <T, R> CompletableFuture<R> submit(RemoteFunction<T, R> fn, T arg) {
+        return submit(fn, arg, config.taskTimeout);
+    }
+
+    /**
+     * Runs {@code fn(arg)} in a worker with its own timeout.
+     *
+     * @param fn      the function
+     * @param arg     its argument
+     * @param timeout the longest the task may run once started, or {@code null} for none
+     * @param <T>     argument type
+     * @param <R>     result type
+     * @return the result's future
+     * @throws IllegalStateException when the pool is closed
+     */
+    @SuppressWarnings("unchecked")
+    public <T, R> CompletableFuture<R> submit(RemoteFunction<T, R> fn, T arg, Duration timeout) {
+        Objects.requireNonNull(fn, "fn");
+        final SharingSession sharing = newSharing();
+        final Task task;
+        try {
+            final FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
+            task = newTask(encoded, arg, timeout, new Task.Batch(1, sharing::close), sharing);
+        } catch (RuntimeException e) {
+            sharing.close();
+            throw e;
+        }
+        enqueue(task);
+        return (CompletableFuture<R>) task.future;
+    }
+
+    /**
+     * Runs {@code fn} on every argument in parallel and returns the results in argument order. The
+     * function is encoded once, and an array appearing in several arguments is shared once.
+     *
+     * @param fn   the function
+     * @param args the arguments
+     * @param <T>  argument type
+     * @param <R>  result type
+     * @return the results, in the order of {@code args}
+     * @throws RemoteTaskException, WorkerCrashedException, TaskTimeoutException: the first failure in
+     *         argument order, after every task has finished (later failures are suppressed into it)
+     * @throws IllegalStateException when the pool is closed
+     */
+    @SuppressWarnings("unchecked")
+    public <T, R> List<R> map(RemoteFunction<T, R> fn, List<? extends T> args) {
+        Objects.requireNonNull(fn, "fn");
+        if (args.isEmpty()) {
+            return new ArrayList<>();
+        }
+        final SharingSession sharing = newSharing();
+        final List<Task> tasks = new ArrayList<>(args.size());
+        try {
+            final FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
+            final Task.Batch batch = new Task.Batch(args.size(), sharing::close);
+            for (T arg : args) {
+                tasks.add(newTask(encoded, arg, config.taskTimeout, batch, sharing));
+            }
+        } catch (RuntimeException e) {
+            sharing.close();
+            throw e;
+        }
+        for (Task t : tasks) {
+            enqueue(t);
+        }
+        final List<R> results = new ArrayList<>(tasks.size());
+        RuntimeException failure = null;
+        for (Task t : tasks) {
+            try {
+                results.add((R) t.future.join());
+            } catch (CompletionException | CancellationException e) {
+                final Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                final RuntimeException re = cause instanceof RuntimeException ? (RuntimeException) cause
+                    : new CompletionException(cause);
+                if (failure == null) {
+                    failure = re;
+                } else if (failure != re) {
+                    failure.addSuppressed(re);
+                }
+                results.add(null);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return results;
+    }
+
+    /** Test hook: sends pre-encoded (possibly hostile) function and argument bytes as a task. */
+    CompletableFuture<Object> submitEncoded(FunctionCodec.Encoded fn, byte[] arg) {
+        final Task t = new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this), fn, arg, null, new Task.Batch(1, null));
+        enqueue(t);
+        return t.future;
+    }
+
+    /**
+     * Splits {@code array} into views of {@code rowsPerChunk} rows along axis 0 and runs {@code fn} on
+     * each view in parallel. Workers map the same memory: what {@code fn} writes into its view is in
+     * {@code array} when this returns. The views are released when this returns.
+     *
+     * @param array        the array (any view with at least one dimension)
+     * @param rowsPerChunk rows per chunk, at least 1; the last chunk may be shorter
+     * @param fn           the function run on each chunk
+     * @param <R>          result type
+     * @return one result per chunk, in row order
+     */
+    public <R> List<R> mapChunks(SharedArray array, long rowsPerChunk, RemoteFunction<SharedArray, R> fn) {
+        Objects.requireNonNull(array, "array");
+        if (rowsPerChunk < 1) {
+            throw new IllegalArgumentException("rowsPerChunk must be at least 1, was " + rowsPerChunk);
+        }
+        if (array.ndim() < 1) {
+            throw new IllegalArgumentException("mapChunks needs an array with at least one dimension");
+        }
+        final long rows = array.shape()[0];
+        final List<SharedArray> chunks = new ArrayList<>();
+        try {
+            for (long start = 0; start < rows; start += rowsPerChunk) {
+                chunks.add(array.slice(0, start, Math.min(rows, start + rowsPerChunk), 1));
+            }
+            return map(fn, chunks);
+        } finally {
+            chunks.forEach(SharedArray::release);
+        }
+    }
+
+    private Task newTask(FunctionCodec.Encoded fn, Object arg, Duration timeout, Task.Batch batch, SharingSession sharing) {
+        final byte[] argBytes = encoders.get().encode(arg, sharing);
+        return new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this), fn, argBytes, timeout, batch);
+    }
+
+    /** @return the sharing policy of one submit or map call */
+    private SharingSession newSharing() {
+        return new SharingSession(config.maxBytes, config.tempFolder);
+    }
+
+    private void enqueue(Task t) {
+        // count first, check state second: close() sets the state first and then waits for the count,
+        // so a task either is refused here or is drained by close()
+        final int before = inFlight.getAndIncrement();
+        if (state.get() != RUNNING) {
+            inFlight.decrementAndGet();
+            t.batch.taskDone();
+            throw new IllegalStateException("ProcessPool is closed: no new tasks are accepted");
+        }
+        pending.offer(t);
+        if (before == 0 && receiverDeepParked) {
+            LockSupport.unpark(receiver);
+        }
+        dispatch();
+    }
+
+    /** Hands queued tasks to idle workers, from whichever thread has just made progress possible. */
+    private void dispatch() {
+        while (!pending.isEmpty()) {
+            final Worker w = claimIdleWorker();
+            if (w == null) {
+                return;
+            }
+            Task t = pending.poll();
+            while (t != null && t.future.isDone()) {
+                // cancelled by the caller while queued: never runs
+                finishUnsent(t);
+                t = pending.poll();
+            }
+            if (t == null) {
+                w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
+                continue;
+            }
+            t.worker = w;
+            t.deadline = t.timeout == null ? 0 : System.nanoTime() + Math.max(1, t.timeout.toNanos());
+            w.inFlight.set(t);
+            if (!w.send(t) && w.inFlight.compareAndSet(t, null)) {
+                // the worker died before taking it: the task never ran, so it may run elsewhere
+                pending.offerFirst(t);
+            }
+        }
+    }
+
+    private Worker claimIdleWorker() {
+        for (Worker w : workers) {
+            if (w.claim()) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    // -------------------------------------------------------------------------------------- results
+
+    /** Called by a waiting thread: polls results itself for a short while before the caller blocks. */
+    void helpUntilDone(CompletableFuture<?> f) {
+        spinningWaiters.incrementAndGet();
+        try {
+            final long start = System.nanoTime();
+            while (!f.isDone()) {
+                if (tryPump() > 0) {
+                    continue;
+                }
+                final long waited = System.nanoTime() - start;
+                if (waited < HELP_SPIN_NANOS) {
+                    Thread.onSpinWait();
+                } else if (waited < HELP_SPIN_NANOS + HELP_YIELD_NANOS) {
+                    Thread.yield();
+                } else {
+                    break;
+                }
+            }
+        } finally {
+            if (spinningWaiters.decrementAndGet() == 0 && inFlight.get() > 0) {
+                LockSupport.unpark(receiver);
+            }
+        }
+    }
+
+    /** The result thread: polls while tasks are in flight and nobody else is polling, sleeps otherwise. */
+    private void receiveLoop() {
+        final Idler idler = Idler.forPolling();
+        long idleSince = System.nanoTime();
+        while (state.get() != CLOSED) {
+            if (inFlight.get() > 0 && spinningWaiters.get() == 0) {
+                idler.idle(tryPump());
+                idleSince = System.nanoTime();
+            } else if (inFlight.get() == 0 && System.nanoTime() - idleSince > 10_000_000L) {
+                receiverDeepParked = true;
+                if (inFlight.get() == 0 && state.get() != CLOSED) {
+                    LockSupport.park(this);
+                }
+                receiverDeepParked = false;
+                idleSince = System.nanoTime();
+            } else {
+                // a waiter is polling, or we just went idle: check back soon without spinning
+                LockSupport.parkNanos(this, 200_000);
+            }
+        }
+    }
+
+    /** Polls every worker's result ring once if no other thread is; completes what arrived. */
+    private int tryPump() {
+        if (!pumpLock.tryLock()) {
+            return 0;
+        }
+        final int work;
+        final Task done;
+        try {
+            work = pumpLocked();
+            done = takeDone();
+        } finally {
+            pumpLock.unlock();
+        }
+        if (done != null) {
+            finishAll(done);
+        }
+        return work;
+    }
+
+    private int pumpLocked() {
+        int work = 0;
+        boolean deadlines = false;
+        for (Worker w : workers) {
+            work += w.reader.poll(w.resultSink, 16);
+            final Task t = w.inFlight.get();
+            deadlines |= t != null && t.deadline != 0;
+        }
+        if (deadlines) {
+            checkTimeouts();
+        }
+        return work;
+    }
+
+    private void checkTimeouts() {
+        final long now = System.nanoTime();
+        for (Worker w : workers) {
+            final Task t = w.inFlight.get();
+            if (t != null && t.deadline != 0 && now - t.deadline > 0 && w.inFlight.compareAndSet(t, null)) {
+                w.state.set(Worker.KILLED);
+                t.error = new TaskTimeoutException(t.timeout, w.id);
+                pushDone(t);
+                w.process.destroyForcibly();
+            }
+        }
+    }
+
+    /** Decodes one message from a worker's result ring (pump lock held). */
+    private void onResult(Worker w, DirectBuffer buffer, int offset, int length) {
+        if (length < Protocol.RESULT_HEADER || buffer.getByte(offset) != Protocol.RESULT) {
+            config.err.println("[" + name + "] protocol error from " + w + ": unexpected message; killing it");
+            w.process.destroyForcibly();
+            return;
+        }
+        final long taskId = buffer.getLong(offset + 1, ByteOrder.LITTLE_ENDIAN);
+        final Task t = w.inFlight.get();
+        if (t == null || t.id != taskId || !w.inFlight.compareAndSet(t, null)) {
+            return; // the answer to a task that already timed out
+        }
+        try {
+            resultReader.wrap(buffer, offset + Protocol.RESULT_HEADER, length - Protocol.RESULT_HEADER, resultArrays);
+            if (buffer.getByte(offset + 9) == Protocol.OK) {
+                t.result = resultReader.readValue();
+            } else {
+                t.error = RemoteErrors.read(resultReader);
+            }
+            // arrays in a result belong to the caller from now on
+            resultArrays.keep();
+        } catch (RuntimeException e) {
+            resultArrays.close();
+            t.error = e instanceof MalformedDataException ? e : new MalformedDataException("cannot read result: " + e, e);
+        }
+        t.resultHoldsArrays = buffer.getByte(offset + 10) != 0;
+        w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
+        pushDone(t);
+    }
+
+
+    private void pushDone(Task t) {
+        t.nextDone = doneHead;
+        doneHead = t;
+    }
+
+    private Task takeDone() {
+        final Task head = doneHead;
+        doneHead = null;
+        return head;
+    }
+
+    /** Completes answered tasks (outside the pump lock: callbacks may run here) and feeds idle workers. */
+    private void finishAll(Task head) {
+        // the list is newest first; reverse so callers see completions in arrival order
+        Task reversed = null;
+        while (head != null) {
+            final Task next = head.nextDone;
+            head.nextDone = reversed;
+            reversed = head;
+            head = next;
+        }
+        dispatch();
+        for (Task t = reversed; t != null; ) {
+            final Task next = t.nextDone;
+            t.nextDone = null;
+            finish(t);
+            t = next;
+        }
+    }
+
+    private void finish(Task t) {
+        if (t.resultHoldsArrays) {
+            t.worker.sendControl(Protocol.RELEASE, t.id);
+        }
+        t.batch.taskDone();
+        // uncount before completing: a caller woken by the completion then sees an idle pool and does
+        // not wake the result thread for nothing
+        inFlight.decrementAndGet();
+        final Object result = t.result;
+        t.result = null;
+        if (t.error != null) {
+            t.future.completeExceptionally(t.error);
+        } else {
+            t.future.complete(result);
+        }
+    }
+
+    private void finishUnsent(Task t) {
+        t.batch.taskDone();
+        inFlight.decrementAndGet();
+    }
+
+    // ---------------------------------------------------------------------------------------- faults
+
+    /** A worker process ended: settle its task, unmap its rings, start a replacement if needed. */
+    private void onWorkerExit(Worker w) {
+        final Task done;
+        final Task lost;
+        pumpLock.lock();
+        try {
+            if (w.state.get() == Worker.DEAD) {
+                return;
+            }
+            // answers that made it out before the worker died still count
+            w.reader.poll(w.resultSink, Integer.MAX_VALUE);
+            removeWorker(w);
+            lost = w.inFlight.getAndSet(null);
+            done = takeDone();
+        } finally {
+            pumpLock.unlock();
+        }
+        w.unmap();
+        if (done != null) {
+            finishAll(done);
+        }
+        if (lost != null) {
+            w.stderr.awaitEnd(1000);
+            lost.error = new WorkerCrashedException(w.id, w.pid, exitCode(w.process), w.stderr.tail());
+            finish(lost);
+        }
+        final int s = state.get();
+        if (s == RUNNING || (s == CLOSING && inFlight.get() > 0)) {
+            replace();
+        }
+    }
+
+    private void replace() {
+        for (int attempt = 1; ; attempt++) {
+            Worker w = null;
+            try {
+                w = launch();
+                awaitHello(w);
+            } catch (RuntimeException e) {
+                if (attempt >= 3 || state.get() == CLOSED) {
+                    config.err.println("[" + name + "] cannot replace a dead worker: " + e.getMessage());
+                    if (workers.length == 0) {
+                        failPending(new IllegalStateException("no worker could be started", e));
+                    }
+                    return;
+                }
+                continue;
+            }
+            pumpLock.lock();
+            try {
+                if (state.get() == CLOSED) {
+                    w.closeStdin();
+                    w.process.destroyForcibly();
+                    waitExit(w.process);
+                    w.unmap();
+                    return;
+                }
+                final Worker[] now = workers;
+                final Worker[] next = Arrays.copyOf(now, now.length + 1);
+                next[now.length] = w;
+                w.state.set(Worker.IDLE);
+                workers = next;
+            } finally {
+                pumpLock.unlock();
+            }
+            watchExit(w);
+            dispatch();
+            return;
+        }
+    }
+
+    private void removeWorker(Worker w) {
+        final Worker[] now = workers;
+        final List<Worker> kept = new ArrayList<>(now.length);
+        for (Worker x : now) {
+            if (x != w) {
+                kept.add(x);
+            }
+        }
+        workers = kept.toArray(new Worker[0]);
+    }
+
+    private void failPending(Throwable error) {
+        for (Task t = pending.poll(); t != null; t = pending.poll()) {
+            t.error = error;
+            finish(t);
+        }
+    }
+
+    private static int exitCode(Process p) {
+        waitExit(p);
+        return p.isAlive() ? -1 : p.exitValue();
+    }
+
+    private static void waitExit(Process p) {
+        try {
+            p.waitFor(STOP_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------- lifecycle
+
+    /** @return the process ids of the live workers (for monitoring and tests) */
+    public List<Long> workerPids() {
+        final List<Long> pids = new ArrayList<>();
+        for (Worker w : workers) {
+            pids.add(w.pid);
+        }
+        return pids;
+    }
+
+    /** @return the number of live workers */
+    public int size() {
+        return workers.length;
+    }
+
+    /** @return whether {@link #close()} or {@link #shutdownNow()} has been called */
+    public boolean isClosed() {
+        return state.get() != RUNNING;
+    }
+
+    /**
+     * Stops accepting tasks, waits for every submitted task to finish, then stops the workers and
+     * removes the pool's files and mappings. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!state.compareAndSet(RUNNING, CLOSING)) {
+            awaitStopped();
+            return;
+        }
+        while (inFlight.get() > 0 && !shutdownNow) {
+            if (tryPump() == 0) {
+                LockSupport.parkNanos(200_000);
+            }
+        }
+        stop(false);
+    }
+
+    /**
+     * Stops at once: queued tasks and running tasks fail with {@link CancellationException}, workers
+     * are killed, files and mappings removed. Idempotent.
+     */
+    public void shutdownNow() {
+        shutdownNow = true;
+        if (state.get() == CLOSED) {
+            awaitStopped();
+            return;
+        }
+        state.compareAndSet(RUNNING, CLOSING);
+        stop(true);
+    }
+
+    private final Object stopLock = new Object();
+    private boolean stopped;
+
+    private void stop(boolean kill) {
+        synchronized (stopLock) {
+            if (stopped) {
+                return;
+            }
+            state.set(CLOSED);
+            // no replacement may start from now on; wait for one in progress to settle
+            supervisor.shutdown();
+            try {
+                supervisor.awaitTermination(STOP_GRACE_MILLIS * 2, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            LockSupport.unpark(receiver);
+            if (receiver.isAlive()) {
+                try {
+                    receiver.join(STOP_GRACE_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            final Worker[] all = workers;
+            for (Worker w : all) {
+                if (kill) {
+                    w.process.destroyForcibly();
+                } else {
+                    w.state.set(Worker.STOPPING);
+                    if (!w.sendControl(Protocol.STOP, 0)) {
+                        w.closeStdin();
+                    }
+                }
+            }
+            final CancellationException cancelled = new CancellationException("ProcessPool was shut down");
+            for (Worker w : all) {
+                if (!kill) {
+                    waitExit(w.process);
+                }
+                w.closeStdin();
+                w.process.destroyForcibly();
+                waitExit(w.process);
+            }
+            pumpLock.lock();
+            try {
+                workers = new Worker[0];
+                for (Worker w : all) {
+                    final Task t = w.inFlight.getAndSet(null);
+                    if (t != null) {
+                        t.error = cancelled;
+                        pushDone(t);
+                    }
+                }
+            } finally {
+                pumpLock.unlock();
+            }
+            for (Worker w : all) {
+                w.unmap();
+                w.stdout.awaitEnd(1000);
+                w.stderr.awaitEnd(1000);
+            }
+            final Task done = takeDoneLocked();
+            for (Task t = done; t != null; ) {
+                final Task next = t.nextDone;
+                finish(t);
+                t = next;
+            }
+            for (Task t = pending.poll(); t != null; t = pending.poll()) {
+                t.error = cancelled;
+                finish(t);
+            }
+            stopped = true;
+            stopLock.notifyAll();
+        }
+    }
+
+    private Task takeDoneLocked() {
+        pumpLock.lock();
+        try {
+            return takeDone();
+        } finally {
+            pumpLock.unlock();
+        }
+    }
+
+    private void awaitStopped() {
+        synchronized (stopLock) {
+            while (!stopped && state.get() == CLOSED) {
+                try {
+                    stopLock.wait(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    // --------------------------------------------------------------------------------------- helpers
+
+    /** Per-thread argument encoder: one expandable buffer reused across submits. */
+    private static final class Encoder {
+        private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+        private final ValueWriter writer;
+
+        Encoder(Reducers reducers) {
+            this.writer = new ValueWriter(reducers);
+        }
+
+        byte[] encode(Object value, ArraySharing sharing) {
+            writer.wrap(buffer, 0, sharing);
+            writer.writeValue(value);
+            final byte[] bytes = new byte[writer.position()];
+            buffer.getBytes(0, bytes);
+            return bytes;
+        }
+    }
+
+    /** Settings fixed at build time. */
+    private static final class Config {
+        int workers;
+        List<String> jvmOptions;
+        String heapSize;
+        long maxBytes;
+        Reducers reducers;
+        Duration taskTimeout;
+        Path tempFolder;
+        int ringCapacity;
+        PrintStream out;
+        PrintStream err;
+    }
+
+    /** Builds a {@link ProcessPool}. Not thread-safe. */
+    public static final class Builder {
+        private int workers = Runtime.getRuntime().availableProcessors();
+        private final List<String> jvmOptions = new ArrayList<>();
+        private String heapSize;
+        private long maxBytes = 1 << 20;
+        private Reducers reducers = Reducers.defaults();
+        private Duration taskTimeout;
+        private Path tempFolder;
+        private int ringCapacity = 1 << 20;
+
+        private Builder() {
+        }
+
+        /**
+         * @param workers number of worker JVMs, at least 1
+         * @return this builder
+         */
+        public Builder workers(int workers) {
+            if (workers < 1) {
+                throw new IllegalArgumentException("workers must be at least 1, was " + workers);
+            }
+            this.workers = workers;
+            return this;
+        }
+
+        /**
+         * @param options extra JVM options for the workers, after the project's flags (so they win)
+         * @return this builder
+         */
+        public Builder jvmOptions(String... options) {
+            jvmOptions.addAll(Arrays.asList(options));
+            return this;
+        }
+
+        /**
+         * @param heapSize the workers' maximum heap in {@code -Xmx} syntax ("512m", "4g")
+         * @return this builder
+         */
+        public Builder heapSize(String heapSize) {
+            if (!heapSize.matches("\\d+[kKmMgGtT]?")) {
+                throw new IllegalArgumentException("heap size must look like 512m or 4g, was " + heapSize);
+            }
+            this.heapSize = heapSize;
+            return this;
+        }
+
+        /**
+         * @param maxBytes primitive and heap arrays larger than this are copied once into shared memory
+         *                 instead of being sent inline (default 1 MiB)
+         * @return this builder
+         */
+        public Builder maxBytes(long maxBytes) {
+            if (maxBytes < 0) {
+                throw new IllegalArgumentException("maxBytes must be >= 0");
+            }
+            this.maxBytes = maxBytes;
+            return this;
+        }
+
+        /**
+         * @param reducers the registry for arguments, captured values and results; its user reducers
+         *                 must have public no-argument constructors (workers instantiate them by name)
+         * @return this builder
+         */
+        public Builder reducers(Reducers reducers) {
+            for (Reducer<?> r : reducers.registered()) {
+                try {
+                    r.getClass().getConstructor();
+                } catch (NoSuchMethodException e) {
+                    throw new IllegalArgumentException("reducer " + r.getClass().getName()
+                        + " needs a public no-argument constructor: workers create it by name", e);
+                }
+            }
+            this.reducers = reducers;
+            return this;
+        }
+
+        /**
+         * @param timeout default longest run time of a task, or {@code null} for none (the default)
+         * @return this builder
+         */
+        public Builder taskTimeout(Duration timeout) {
+            if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+                throw new IllegalArgumentException("timeout must be positive");
+            }
+            this.taskTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * @param folder where the pool puts its files (ring files, pool-owned shared copies); by
+         *               default this process's sharray temp folder
+         * @return this builder
+         */
+        public Builder tempFolder(Path folder) {
+            this.tempFolder = folder;
+            return this;
+        }
+
+        /**
+         * @param bytes capacity of each ring buffer, a power of two (default 1 MiB); larger messages are fragmented
+         * @return this builder
+         */
+        Builder ringCapacity(int bytes) {
+            this.ringCapacity = bytes;
+            return this;
+        }
+
+        /**
+         * Starts the workers and waits until all are ready.
+         *
+         * @return the running pool
+         * @throws IllegalStateException when a worker fails to start (with its exit code and stderr)
+         */
+        public ProcessPool build() {
+            final Config c = new Config();
+            c.workers = workers;
+            c.jvmOptions = List.copyOf(jvmOptions);
+            c.heapSize = heapSize;
+            c.maxBytes = maxBytes;
+            c.reducers = reducers;
+            c.taskTimeout = taskTimeout;
+            c.tempFolder = tempFolder;
+            c.ringCapacity = ringCapacity;
+            c.out = System.out;
+            c.err = System.err;
+            final ProcessPool pool = new ProcessPool(c);
+            pool.start();
+            return pool;
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package dev.sharray.pool;
+
+/**
+ * Message kinds and layouts between parent and worker. Every message starts with its kind byte;
+ * numbers are little-endian.
+ *
+ * <pre>
+ * parent → worker
+ *   TASK     kind, taskId:long, fnMode:byte, fnId:int, [fnLength:int fnBytes] (INLINE, DEFINE), argument value
+ *   RELEASE  kind, taskId:long      the parent has opened the arrays of that task's result
+ *   STOP     kind                   finish and exit
+ * worker → parent
+ *   HELLO    kind, pid:long         mapped and ready
+ *   RESULT   kind, taskId:long, status:byte, holdsArrays:byte, value (OK) or error (ERROR)
+ * </pre>
+ */
+final class Protocol {
+    static final byte TASK = 1;
+    static final byte RELEASE = 2;
+    static final byte STOP = 3;
+    static final byte HELLO = 10;
+    static final byte RESULT = 11;
+
+    /** The function's bytes follow; the worker decodes them for this task only. */
+    static final byte FN_INLINE = 0;
+    /** The function's bytes follow; the worker caches the decoded function under fnId. */
+    static final byte FN_DEFINE = 1;
+    /** The worker already has fnId; no bytes follow. */
+    static final byte FN_REF = 2;
+
+    static final byte OK = 0;
+    static final byte ERROR = 1;
+
+    /** Offset of the argument / fn section after kind and taskId. */
+    static final int TASK_HEADER = 1 + 8;
+    static final int RESULT_HEADER = 1 + 8 + 1 + 1;
+
+    private Protocol() {
+    }
+}

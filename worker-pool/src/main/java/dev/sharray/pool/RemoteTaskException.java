@@ -1,0 +1,43 @@
+package dev.sharray.pool;
+
+/**
+ * An exception thrown by a task in a worker, rebuilt in the caller's JVM: it keeps the remote
+ * exception's class name ({@link #remoteClassName()}), message and stack trace, and its cause chain
+ * as further {@code RemoteTaskException}s. The remote class need not exist in the caller's JVM.
+ */
+public final class RemoteTaskException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final String remoteClassName;
+    private final String remoteMessage;
+
+    /**
+     * @param remoteClassName binary name of the exception's class in the worker
+     * @param remoteMessage   its message, possibly {@code null}
+     * @param stackTrace      its stack trace as seen in the worker
+     * @param cause           its rebuilt cause, possibly {@code null}
+     */
+    public RemoteTaskException(String remoteClassName, String remoteMessage, StackTraceElement[] stackTrace,
+                               RemoteTaskException cause) {
+        super(remoteMessage == null ? remoteClassName : remoteClassName + ": " + remoteMessage, cause, false, true);
+        this.remoteClassName = remoteClassName;
+        this.remoteMessage = remoteMessage;
+        setStackTrace(stackTrace);
+    }
+
+    /** @return the binary class name of the exception thrown in the worker */
+    public String remoteClassName() {
+        return remoteClassName;
+    }
+
+    /** @return the message of the exception thrown in the worker, possibly {@code null} */
+    public String remoteMessage() {
+        return remoteMessage;
+    }
+
+    /** Prints like the remote exception, so logs read as if it had been thrown here. */
+    @Override
+    public String toString() {
+        return getMessage();
+    }
+}

@@ -1,0 +1,134 @@
+package dev.sharray.pool;
+
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/**
+ * The transport between the parent and one worker: one mapped 0600 file holding two single-producer
+ * single-consumer Agrona ring buffers, parent-to-worker and worker-to-parent. The parent creates the
+ * file, the worker maps it by path, and the parent unlinks it once the worker has said hello, so the
+ * file never outlives the pair even if both are killed.
+ *
+ * <p>Layout: a 64-byte header (magic, version, capacity), then each ring's data and trailer.
+ */
+final class RingFile implements AutoCloseable {
+    private static final int MAGIC = 0x53485250; // "SHRP"
+    private static final int VERSION = 1;
+    private static final int HEADER = 64;
+    private static final int MAGIC_OFFSET = 0;
+    private static final int VERSION_OFFSET = 4;
+    private static final int CAPACITY_OFFSET = 8;
+
+    private final Path path;
+    private final MappedByteBuffer mapping;
+    private final RingBuffer toWorker;
+    private final RingBuffer toParent;
+    private boolean closed;
+
+    private RingFile(Path path, MappedByteBuffer mapping, int capacity) {
+        this.path = path;
+        this.mapping = mapping;
+        final int ringLength = capacity + RingBufferDescriptor.TRAILER_LENGTH;
+        this.toWorker = new OneToOneRingBuffer(new UnsafeBuffer(mapping, HEADER, ringLength));
+        this.toParent = new OneToOneRingBuffer(new UnsafeBuffer(mapping, HEADER + ringLength, ringLength));
+    }
+
+    /**
+     * Creates and maps a new ring file (fails if {@code path} exists).
+     *
+     * @param path     where; the folder must exist
+     * @param capacity bytes per ring, a power of two
+     * @return the mapped file
+     * @throws IOException when the file cannot be created or mapped
+     */
+    static RingFile create(Path path, int capacity) throws IOException {
+        RingBufferDescriptor.checkCapacity(capacity + RingBufferDescriptor.TRAILER_LENGTH, OneToOneRingBuffer.MIN_CAPACITY);
+        final long size = HEADER + 2L * (capacity + RingBufferDescriptor.TRAILER_LENGTH);
+        Files.createFile(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        final MappedByteBuffer mapping;
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            mapping = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(path);
+            throw e;
+        }
+        final UnsafeBuffer header = new UnsafeBuffer(mapping, 0, HEADER);
+        header.putInt(CAPACITY_OFFSET, capacity);
+        header.putInt(VERSION_OFFSET, VERSION);
+        // magic last, with release semantics: a worker that sees it sees a complete header
+        header.putIntRelease(MAGIC_OFFSET, MAGIC);
+        return new RingFile(path, mapping, capacity);
+    }
+
+    /**
+     * Maps an existing ring file created by {@link #create}.
+     *
+     * @param path the file
+     * @return the mapped file
+     * @throws IOException when it cannot be mapped or is not a ring file
+     */
+    static RingFile open(Path path) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            final long size = ch.size();
+            if (size < HEADER) {
+                throw new IOException("not a ring file (too small): " + path);
+            }
+            final MappedByteBuffer mapping = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            final UnsafeBuffer header = new UnsafeBuffer(mapping, 0, HEADER);
+            final int capacity = header.getInt(CAPACITY_OFFSET);
+            if (header.getIntAcquire(MAGIC_OFFSET) != MAGIC || header.getInt(VERSION_OFFSET) != VERSION
+                || Integer.bitCount(capacity) != 1
+                || size != HEADER + 2L * (capacity + RingBufferDescriptor.TRAILER_LENGTH)) {
+                IoUtil.unmap(mapping);
+                throw new IOException("not a ring file (bad header): " + path);
+            }
+            return new RingFile(path, mapping, capacity);
+        }
+    }
+
+    /** @return the file's path (it may already be unlinked) */
+    Path path() {
+        return path;
+    }
+
+    /** @return the ring the parent writes and the worker reads */
+    RingBuffer toWorker() {
+        return toWorker;
+    }
+
+    /** @return the ring the worker writes and the parent reads */
+    RingBuffer toParent() {
+        return toParent;
+    }
+
+    /** Unlinks the file; the mappings stay valid. */
+    void unlink() {
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException ignored) {
+            // the pool's folder is removed at close and by the reaper; nothing more to do here
+        }
+    }
+
+    /**
+     * Unmaps. The caller guarantees no thread touches either ring any more: unmapped memory faults.
+     */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            IoUtil.unmap(mapping);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package dev.sharray.pool;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One submitted call, parent side: what to send (function and encoded argument, ready before the
+ * task is queued so every array it refers to is pinned at submit time) and, once answered, the
+ * outcome. Whoever takes a task out of its worker's in-flight slot owns its completion.
+ */
+final class Task {
+    final long id;
+    final TaskFuture<Object> future;
+    final FunctionCodec.Encoded fn;
+    final byte[] arg;
+    final Duration timeout;
+    final Batch batch;
+
+    /** System.nanoTime() deadline once sent, 0 for none. */
+    long deadline;
+    Worker worker;
+    Object result;
+    Throwable error;
+    boolean resultHoldsArrays;
+    /** Link in the pump's list of answered tasks. */
+    Task nextDone;
+
+    Task(long id, TaskFuture<Object> future, FunctionCodec.Encoded fn, byte[] arg, Duration timeout, Batch batch) {
+        this.id = id;
+        this.future = future;
+        this.fn = fn;
+        this.arg = arg;
+        this.timeout = timeout;
+        this.batch = batch;
+    }
+
+    /**
+     * The arrays pinned for a group of tasks (one submit, or one map call): released once, when the
+     * last task of the group is done.
+     */
+    static final class Batch {
+        private final AtomicInteger remaining;
+        private final Runnable release;
+
+        Batch(int tasks, Runnable release) {
+            this.remaining = new AtomicInteger(tasks);
+            this.release = release;
+        }
+
+        void taskDone() {
+            if (remaining.decrementAndGet() == 0 && release != null) {
+                release.run();
+            }
+        }
+    }
+}

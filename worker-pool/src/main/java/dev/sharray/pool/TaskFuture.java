@@ -1,0 +1,51 @@
+package dev.sharray.pool;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The future of a pool task. Waiting on it first helps: the waiting thread polls the result rings
+ * itself for a few tens of microseconds (tiny tasks come back in a few microseconds, and a
+ * thread hand-off would cost more than the task), then blocks as usual. Dependent stages are plain
+ * {@link CompletableFuture}s.
+ *
+ * @param <R> result type
+ */
+final class TaskFuture<R> extends CompletableFuture<R> {
+    private final ProcessPool pool;
+
+    TaskFuture(ProcessPool pool) {
+        this.pool = pool;
+    }
+
+    @Override
+    public R get() throws InterruptedException, ExecutionException {
+        if (!isDone()) {
+            pool.helpUntilDone(this);
+        }
+        return super.get();
+    }
+
+    @Override
+    public R get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+        if (!isDone()) {
+            pool.helpUntilDone(this);
+        }
+        return super.get(timeout, unit);
+    }
+
+    @Override
+    public R join() {
+        if (!isDone()) {
+            pool.helpUntilDone(this);
+        }
+        return super.join();
+    }
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+        return new CompletableFuture<>();
+    }
+}

@@ -1,0 +1,113 @@
+package dev.sharray.pool;
+
+import dev.sharray.JvmFlags;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Starts worker JVMs: the running JDK's {@code java}, the parent's classpath and the project's JVM
+ * flags in one {@code @argfile} (no command-line length limit, no classpath in {@code ps}), then
+ * {@link WorkerMain} with the ring file, worker id and parent pid.
+ */
+final class WorkerLauncher {
+    private final Path folder;
+    private final String prefix;
+    private final byte[] argFileContent;
+    private final String java;
+
+    /**
+     * Prepares the argument file content.
+     *
+     * @param folder           where per-launch argument files go (0600, deleted once the worker is up)
+     * @param prefix           file name prefix
+     * @param heapSize         {@code -Xmx} value, or {@code null} for the JVM default
+     * @param maxBytes         heap arrays in results above this size are shared
+     * @param jvmOptions       extra options, appended last so they override ours
+     * @param reducerClasses   user reducer classes the workers must instantiate
+     * @throws IOException when the file cannot be written
+     */
+    WorkerLauncher(Path folder, String prefix, String heapSize, long maxBytes, List<String> jvmOptions, List<String> reducerClasses)
+        throws IOException {
+        this.folder = folder;
+        this.prefix = prefix;
+        this.java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        final String classpath = System.getProperty("java.class.path");
+        if (classpath == null || classpath.isEmpty()) {
+            throw new IllegalStateException("java.class.path is empty: cannot give workers the parent's classpath");
+        }
+        final List<String> args = new ArrayList<>(JvmFlags.forCurrentJvm());
+        args.add("-Dchronicle.analytics.disable=true");
+        // the parent reaps dead processes' files; a worker doing it again only slows its first task
+        args.add("-Dsharray.reaper.disabled=true");
+        args.add("-D" + WorkerMain.MAX_BYTES_PROPERTY + "=" + maxBytes);
+        // workers are short-lived helpers: no hsperfdata file (it would outlive a kill -9 in /tmp),
+        // and the serial collector starts fastest
+        args.add("-XX:-UsePerfData");
+        if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
+            args.add("-XX:+UseSerialGC");
+        }
+        if (heapSize != null) {
+            args.add("-Xmx" + heapSize);
+        }
+        if (!reducerClasses.isEmpty()) {
+            args.add("-D" + WorkerMain.REDUCERS_PROPERTY + "=" + String.join(",", reducerClasses));
+        }
+        args.addAll(jvmOptions);
+        args.add("-cp");
+        args.add(classpath);
+        final StringBuilder sb = new StringBuilder();
+        for (String a : args) {
+            sb.append('"').append(a.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"\n");
+        }
+        this.argFileContent = sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Starts one worker. Its argument file is written for this launch only, so a pool never depends on
+     * a long-lived file; delete it with {@link #argFile(int)} once the worker has said hello.
+     *
+     * @param workerId the pool's number for it
+     * @param ringFile its transport file, already created
+     * @return the started process
+     * @throws IOException when the JVM cannot be started
+     */
+    Process launch(int workerId, Path ringFile) throws IOException {
+        Files.createDirectories(folder, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        final Path argFile = argFile(workerId);
+        Files.deleteIfExists(argFile);
+        Files.createFile(argFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.write(argFile, argFileContent);
+        final ProcessBuilder pb = new ProcessBuilder(java, "@" + argFile, WorkerMain.class.getName(),
+            ringFile.toString(), Integer.toString(workerId), Long.toString(ProcessHandle.current().pid()));
+        try {
+            return pb.start();
+        } catch (IOException e) {
+            Files.deleteIfExists(argFile);
+            throw e;
+        }
+    }
+
+    /**
+     * @param workerId a worker's number
+     * @return the path of its argument file
+     */
+    Path argFile(int workerId) {
+        return folder.resolve(prefix + "-worker-" + workerId + ".args");
+    }
+
+    /** Deletes a worker's argument file (the JVM reads it only at start). */
+    void deleteArgFile(int workerId) {
+        try {
+            Files.deleteIfExists(argFile(workerId));
+        } catch (IOException ignored) {
+            // the folder is reaped with the process; nothing else to do
+        }
+    }
+}

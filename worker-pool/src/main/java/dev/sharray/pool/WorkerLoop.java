@@ -1,0 +1,164 @@
+package dev.sharray.pool;
+
+import dev.sharray.reducers.MalformedDataException;
+import dev.sharray.reducers.Reducers;
+import dev.sharray.reducers.ValueReader;
+import dev.sharray.reducers.ValueWriter;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+
+import java.nio.ByteOrder;
+
+/**
+ * The worker's single thread: reads one task at a time from the parent's ring, runs it, writes the
+ * result. Decoding happens in place in the ring's memory; the task runs after the read returns.
+ */
+final class WorkerLoop {
+    private final Frames.Reader reader;
+    private final Frames.Writer writer;
+    private final Reducers reducers;
+    private final ValueReader valueReader;
+    private final ValueWriter valueWriter;
+    private final ExpandableArrayBuffer out = new ExpandableArrayBuffer(4096);
+    private final Int2ObjectHashMap<RemoteFunction<Object, Object>> functions = new Int2ObjectHashMap<>();
+    private final Frames.Sink sink = this::onMessage;
+    private final TaskArrays arrays;
+
+    private boolean stopped;
+    private boolean taskReady;
+    private long taskId;
+    private RemoteFunction<Object, Object> fn;
+    private Object arg;
+    private Throwable decodeError;
+
+    WorkerLoop(RingFile rings, Reducers reducers, long maxBytes) {
+        this.arrays = new TaskArrays(maxBytes);
+        this.reader = new Frames.Reader(rings.toWorker());
+        this.writer = new Frames.Writer(rings.toParent());
+        this.reducers = reducers;
+        this.valueReader = new ValueReader(reducers);
+        this.valueWriter = new ValueWriter(reducers);
+    }
+
+    void run() {
+        out.putByte(0, Protocol.HELLO);
+        out.putLong(1, ProcessHandle.current().pid(), ByteOrder.LITTLE_ENDIAN);
+        writer.write(out, 0, 9, () -> true);
+        final Idler idler = Idler.forPolling();
+        while (!stopped) {
+            final int n = reader.poll(sink, 1);
+            if (taskReady) {
+                taskReady = false;
+                runTask();
+                idler.reset();
+            } else {
+                idler.idle(n);
+            }
+        }
+        arrays.releaseAll();
+    }
+
+    private void onMessage(DirectBuffer buffer, int offset, int length) {
+        final byte kind = buffer.getByte(offset);
+        switch (kind) {
+            case Protocol.TASK:
+                onTask(buffer, offset, length);
+                break;
+            case Protocol.RELEASE:
+                arrays.releaseResult(buffer.getLong(offset + 1, ByteOrder.LITTLE_ENDIAN));
+                break;
+            case Protocol.STOP:
+                stopped = true;
+                break;
+            default:
+                // the parent never sends this: the transport is corrupt, and nothing read from it can be trusted
+                System.err.println("sharray worker: protocol error: unknown message kind " + kind);
+                System.exit(70);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void onTask(DirectBuffer buffer, int offset, int length) {
+        taskReady = true;
+        fn = null;
+        arg = null;
+        decodeError = null;
+        if (length < Protocol.TASK_HEADER + 5) {
+            System.err.println("sharray worker: protocol error: task message of " + length + " bytes");
+            System.exit(70);
+        }
+        taskId = buffer.getLong(offset + 1, ByteOrder.LITTLE_ENDIAN);
+        try {
+            arrays.beginTask();
+            valueReader.wrap(buffer, offset + Protocol.TASK_HEADER, length - Protocol.TASK_HEADER, arrays.opening());
+            final byte mode = valueReader.readByte();
+            final int fnId = valueReader.readInt();
+            if (mode == Protocol.FN_REF) {
+                fn = functions.get(fnId);
+                if (fn == null) {
+                    throw new MalformedDataException("unknown function id " + fnId);
+                }
+            } else if (mode == Protocol.FN_INLINE || mode == Protocol.FN_DEFINE) {
+                final int fnLength = valueReader.readCount(1);
+                final int at = valueReader.position();
+                fn = (RemoteFunction<Object, Object>) FunctionCodec.decode(buffer, at, fnLength, reducers, arrays.opening());
+                valueReader.wrap(buffer, at + fnLength, offset + length - at - fnLength, arrays.opening());
+                if (mode == Protocol.FN_DEFINE) {
+                    functions.put(fnId, fn);
+                }
+            } else {
+                throw new MalformedDataException("unknown function mode " + mode);
+            }
+            arg = valueReader.readValue();
+            if (valueReader.remaining() != 0) {
+                throw new MalformedDataException(valueReader.remaining() + " bytes trail the task argument");
+            }
+        } catch (Throwable t) {
+            decodeError = t;
+        }
+    }
+
+    private void runTask() {
+        Object result = null;
+        Throwable error = decodeError;
+        if (error == null) {
+            try {
+                result = fn.apply(arg);
+            } catch (Throwable t) {
+                error = t;
+            }
+        }
+        fn = null;
+        arg = null;
+        int length;
+        boolean holds = false;
+        if (error == null) {
+            try {
+                valueWriter.wrap(out, Protocol.RESULT_HEADER, arrays.resultSharing());
+                valueWriter.writeValue(result);
+                length = valueWriter.position();
+                holds = arrays.resultHoldsArrays();
+            } catch (Throwable t) {
+                arrays.abandonResult();
+                error = t;
+                length = 0;
+            }
+        } else {
+            length = 0;
+        }
+        if (error != null) {
+            valueWriter.wrap(out, Protocol.RESULT_HEADER, null);
+            RemoteErrors.write(error, valueWriter);
+            length = valueWriter.position();
+        }
+        out.putByte(0, Protocol.RESULT);
+        out.putLong(1, taskId, ByteOrder.LITTLE_ENDIAN);
+        out.putByte(9, error == null ? Protocol.OK : Protocol.ERROR);
+        out.putByte(10, holds ? (byte) 1 : (byte) 0);
+        // arrays this task opened are released before the answer goes out, so a parent that frees
+        // them on completion never waits for us; result arrays are held until the parent's RELEASE
+        arrays.endTask(taskId, holds);
+        writer.write(out, 0, length, () -> true);
+    }
+}

@@ -1,0 +1,55 @@
+package dev.sharray.pool;
+
+import dev.sharray.reducers.Reducer;
+import dev.sharray.reducers.Reducers;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Entry point of a worker JVM, started by {@link ProcessPool}; not for direct use.
+ *
+ * <p>Arguments: ring file, worker id, parent pid. User reducers come from the system property
+ * {@value #REDUCERS_PROPERTY} (comma-separated class names with public no-argument constructors).
+ * Only the transport and this package load at start; shared arrays (and with them Chronicle) load
+ * when a task first carries one.
+ */
+public final class WorkerMain {
+    /** System property naming the user reducer classes to instantiate. */
+    public static final String REDUCERS_PROPERTY = "sharray.pool.reducers";
+    /** System property: heap arrays in results above this size are shared instead of sent inline. */
+    public static final String MAX_BYTES_PROPERTY = "sharray.pool.maxBytes";
+
+    private WorkerMain() {
+    }
+
+    /**
+     * Runs the worker until the parent says stop or goes away.
+     *
+     * @param args ring file, worker id, parent pid
+     * @throws Exception when the ring file cannot be mapped (the parent sees the exit and the stderr lines)
+     */
+    public static void main(String[] args) throws Exception {
+        if (args.length != 3) {
+            System.err.println("usage: WorkerMain <ring file> <worker id> <parent pid>");
+            System.exit(64);
+        }
+        ParentWatch.start(Long.parseLong(args[2]));
+        final Reducers reducers = reducersFromProperty();
+        try (RingFile rings = RingFile.open(Path.of(args[0]))) {
+            new WorkerLoop(rings, reducers, Long.getLong(MAX_BYTES_PROPERTY, 1 << 20)).run();
+        }
+    }
+
+    private static Reducers reducersFromProperty() throws ReflectiveOperationException {
+        final String names = System.getProperty(REDUCERS_PROPERTY, "");
+        final List<Reducer<?>> list = new ArrayList<>();
+        for (String name : names.split(",")) {
+            if (!name.isBlank()) {
+                list.add((Reducer<?>) Class.forName(name.strip()).getDeclaredConstructor().newInstance());
+            }
+        }
+        return Reducers.defaults().with(list.toArray(new Reducer<?>[0]));
+    }
+}

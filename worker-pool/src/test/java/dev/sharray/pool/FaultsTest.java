@@ -1,0 +1,158 @@
+package dev.sharray.pool;
+
+import dev.sharray.SharedArray;
+import dev.sharray.SharedArrays;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class FaultsTest {
+
+    private static List<String> poolFiles() throws IOException {
+        try (Stream<Path> s = Files.list(SharedArrays.processFolder())) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("sharray-pool-")).collect(Collectors.toList());
+        }
+    }
+
+    private static void assertNoChildren() throws InterruptedException {
+        for (int i = 0; i < 100 && ProcessHandle.current().children().anyMatch(ProcessHandle::isAlive); i++) {
+            Thread.sleep(20);
+        }
+        assertEquals(List.of(), ProcessHandle.current().children().filter(ProcessHandle::isAlive).map(ProcessHandle::pid)
+            .collect(Collectors.toList()));
+    }
+
+    private static void kill9(long pid) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor());
+    }
+
+    @Test
+    void killedWorkerFailsOnlyItsTaskAndIsReplaced_20Times() throws Exception {
+        final List<String> before = poolFiles();
+        final SharedArray data = SharedArray.copyOf(new double[] {1, 2, 3});
+        final Path dataFile = data.path();
+        try (ProcessPool pool = ProcessPool.create(2)) {
+            for (int round = 0; round < 20; round++) {
+                // a long task holding a shared array on one worker, a short one beside it
+                final CompletableFuture<Long> victim = pool.submit((SharedArray a) -> {
+                    a.sum();
+                    final long pid = ProcessHandle.current().pid();
+                    Thread.sleep(60_000);
+                    return pid;
+                }, data);
+                final long victimPid = waitForBusyPid(pool, victim);
+                kill9(victimPid);
+                final ExecutionException e = assertThrows(ExecutionException.class, () -> victim.get(30, TimeUnit.SECONDS));
+                final WorkerCrashedException crash = assertInstanceOf(WorkerCrashedException.class, e.getCause());
+                assertEquals(9, crash.signal());
+                assertEquals(137, crash.exitCode());
+                assertTrue(crash.getMessage().contains("SIGKILL"), crash.getMessage());
+                // the pool keeps working, with a replacement
+                assertEquals(7, pool.submit((Integer x) -> x + 1, 6).get(30, TimeUnit.SECONDS));
+                assertFalse(pool.workerPids().contains(victimPid));
+            }
+            for (int i = 0; i < 100 && pool.size() < 2; i++) {
+                Thread.sleep(50);
+            }
+            assertEquals(2, pool.size());
+        }
+        data.close();
+        assertFalse(Files.exists(dataFile), "references of killed workers were reclaimed");
+        assertEquals(before, poolFiles());
+        assertNoChildren();
+    }
+
+    /** The busy worker is the one whose pid is not answering a probe; find it by asking every worker its pid via a probe task. */
+    private static long waitForBusyPid(ProcessPool pool, CompletableFuture<?> running) throws Exception {
+        // with 2 workers, a probe lands on the idle one; the other pid is the busy one
+        for (int i = 0; i < 200; i++) {
+            final long idle = pool.submit((Integer x) -> ProcessHandle.current().pid(), 0).get(30, TimeUnit.SECONDS);
+            final List<Long> pids = pool.workerPids();
+            if (pids.size() == 2 && pids.contains(idle)) {
+                return pids.get(0) == idle ? pids.get(1) : pids.get(0);
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no busy worker found");
+    }
+
+    @Test
+    void timeoutKillsAndReplacesTheWorker() throws Exception {
+        try (ProcessPool pool = ProcessPool.builder().workers(1).taskTimeout(Duration.ofMillis(500)).build()) {
+            final long pid = pool.workerPids().get(0);
+            final CompletableFuture<Integer> slow = pool.submit((Integer x) -> {
+                Thread.sleep(60_000);
+                return x;
+            }, 1);
+            final ExecutionException e = assertThrows(ExecutionException.class, () -> slow.get(30, TimeUnit.SECONDS));
+            assertInstanceOf(TaskTimeoutException.class, e.getCause());
+            assertEquals(5, pool.submit((Integer x) -> x, 5).get(30, TimeUnit.SECONDS));
+            assertFalse(pool.workerPids().contains(pid));
+            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+            // a per-task timeout overrides the default
+            assertEquals(2, pool.submit((Integer x) -> {
+                Thread.sleep(700);
+                return x;
+            }, 2, Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS));
+        }
+        assertNoChildren();
+    }
+
+    @Test
+    void closeDrainsThenRefusesWork() throws Exception {
+        final List<String> before = poolFiles();
+        final ProcessPool pool = ProcessPool.create(1);
+        final List<Long> pids = pool.workerPids();
+        final CompletableFuture<Integer> queued = pool.submit((Integer x) -> {
+            Thread.sleep(200);
+            return x * 2;
+        }, 21);
+        final CompletableFuture<Integer> queued2 = pool.submit((Integer x) -> x, 3);
+        pool.close();
+        assertEquals(42, queued.getNow(-1));
+        assertEquals(3, queued2.getNow(-1));
+        final IllegalStateException refused = assertThrows(IllegalStateException.class, () -> pool.submit((Integer x) -> x, 1));
+        assertTrue(refused.getMessage().contains("closed"));
+        assertThrows(IllegalStateException.class, () -> pool.map((Integer x) -> x, List.of(1)));
+        pool.close(); // idempotent
+        for (long pid : pids) {
+            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+        }
+        assertEquals(before, poolFiles());
+        assertNoChildren();
+    }
+
+    @Test
+    void shutdownNowKillsRunningAndQueuedTasks() throws Exception {
+        final ProcessPool pool = ProcessPool.create(1);
+        final CompletableFuture<Integer> running = pool.submit((Integer x) -> {
+            Thread.sleep(60_000);
+            return x;
+        }, 1);
+        final CompletableFuture<Integer> queued = pool.submit((Integer x) -> x, 2);
+        Thread.sleep(200);
+        final long start = System.nanoTime();
+        pool.shutdownNow();
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10));
+        assertThrows(CancellationException.class, running::join);
+        assertThrows(CancellationException.class, queued::join);
+        assertThrows(IllegalStateException.class, () -> pool.submit((Integer x) -> x, 1));
+        assertNoChildren();
+    }
+}

@@ -1,0 +1,95 @@
+package dev.sharray.pool;
+
+import dev.sharray.reducers.MalformedDataException;
+import dev.sharray.reducers.Reducers;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectOutputStream;
+import java.util.HashMap;
+import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class HostileBytesTest {
+    private static ProcessPool pool;
+
+    @BeforeAll
+    static void start() {
+        pool = ProcessPool.create(1);
+    }
+
+    @AfterAll
+    static void stop() {
+        pool.close();
+    }
+
+    private static byte[] javaSerialize(Object o) throws Exception {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(o);
+        }
+        return bytes.toByteArray();
+    }
+
+    private static RemoteFunction<?, ?> decode(byte[] b) {
+        return FunctionCodec.decode(new UnsafeBuffer(b), 0, b.length, Reducers.defaults(), null);
+    }
+
+    @Test
+    void serializedNonFunctionClassesAreRejectedByName() throws Exception {
+        final HashMap<String, Object> gadget = new HashMap<>();
+        gadget.put("k", new java.net.URL("http://localhost/"));
+        final MalformedDataException e = assertThrows(MalformedDataException.class, () -> decode(javaSerialize(gadget)));
+        assertTrue(e.getMessage().contains("java.util.HashMap"), e.getMessage());
+    }
+
+    @Test
+    void corruptedFunctionBytesAreRejected() throws Exception {
+        final byte[] good = FunctionCodec.encode((Integer x) -> x + 1, Reducers.defaults(), null).bytes;
+        final Random random = new Random(42);
+        for (int i = 0; i < 500; i++) {
+            final byte[] bad = good.clone();
+            final int flips = 1 + random.nextInt(4);
+            for (int f = 0; f < flips; f++) {
+                bad[random.nextInt(bad.length)] ^= (byte) (1 + random.nextInt(255));
+            }
+            try {
+                decode(bad);
+            } catch (MalformedDataException expected) {
+                // the only acceptable failure
+            }
+        }
+        assertThrows(MalformedDataException.class, () -> decode(new byte[] {1, 2, 3}));
+    }
+
+    @Test
+    void hostileTaskBytesFailTheTaskWithAClearRemoteException() throws Exception {
+        final byte[] gadget = javaSerialize(new HashMap<>(java.util.Map.of("a", 1)));
+        final ExecutionException e1 = assertThrows(ExecutionException.class,
+            () -> pool.submitEncoded(new FunctionCodec.Encoded(0, gadget), Reducers.defaults().toBytes(1)).get(30, TimeUnit.SECONDS));
+        final RemoteTaskException r1 = assertInstanceOf(RemoteTaskException.class, e1.getCause());
+        assertEquals(MalformedDataException.class.getName(), r1.remoteClassName());
+        assertTrue(r1.getMessage().contains("java.util.HashMap"), r1.getMessage());
+
+        final byte[] fn = FunctionCodec.encode((Integer x) -> x, Reducers.defaults(), null).bytes;
+        final ExecutionException e2 = assertThrows(ExecutionException.class,
+            () -> pool.submitEncoded(new FunctionCodec.Encoded(0, fn), new byte[] {0x7f, 1, 2}).get(30, TimeUnit.SECONDS));
+        final RemoteTaskException r2 = assertInstanceOf(RemoteTaskException.class, e2.getCause());
+        assertTrue(r2.getMessage().contains("unknown tag 127"), r2.getMessage());
+
+        final ExecutionException e3 = assertThrows(ExecutionException.class,
+            () -> pool.submitEncoded(new FunctionCodec.Encoded(0, fn), new byte[] {13, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x7f}).get(30, TimeUnit.SECONDS));
+        assertTrue(e3.getCause().getMessage().contains("count"), e3.getCause().getMessage());
+        // the worker survived all of it
+        assertEquals(3, pool.submit((Integer x) -> x + 1, 2).get(30, TimeUnit.SECONDS));
+    }
+}

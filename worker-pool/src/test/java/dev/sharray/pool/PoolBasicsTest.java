@@ -1,0 +1,132 @@
+package dev.sharray.pool;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PoolBasicsTest {
+    private static ProcessPool pool;
+
+    @BeforeAll
+    static void start() {
+        pool = ProcessPool.create(2);
+    }
+
+    @AfterAll
+    static void stop() {
+        pool.close();
+    }
+
+    /** A named function class with state: crosses through the reducers field by field. */
+    static final class Scale implements RemoteFunction<double[], double[]> {
+        private static final long serialVersionUID = 1L;
+        private final double factor;
+
+        Scale(double factor) {
+            this.factor = factor;
+        }
+
+        @Override
+        public double[] apply(double[] xs) {
+            final double[] out = xs.clone();
+            for (int i = 0; i < out.length; i++) {
+                out[i] *= factor;
+            }
+            return out;
+        }
+    }
+
+    enum Color { RED, GREEN }
+
+    record Point(int x, double y, String label, Color color, List<Integer> tags) { }
+
+    @Test
+    void statelessLambdaRunsInAnotherJvm() throws Exception {
+        final long parent = ProcessHandle.current().pid();
+        final long pid = pool.submit((RemoteFunction<Integer, Long>) x -> ProcessHandle.current().pid(), 1).get(30, TimeUnit.SECONDS);
+        assertNotEquals(parent, pid);
+        assertTrue(pool.workerPids().contains(pid));
+        assertEquals(42, pool.submit((Integer x) -> x * 2, 21).get());
+    }
+
+    @Test
+    void namedClassAndCapturedValuesCross() throws Exception {
+        assertArrayEquals(new double[] {2, 4, 6}, pool.submit(new Scale(2), new double[] {1, 2, 3}).get());
+        final String prefix = "p-";
+        final Point captured = new Point(1, 2.5, "a", Color.GREEN, List.of(7, 8));
+        final String s = pool.submit((Integer x) -> prefix + x + captured, 5).get();
+        assertEquals(prefix + 5 + captured, s);
+    }
+
+    @Test
+    void valuesRoundTrip() throws Exception {
+        final Point p = new Point(3, -1.5, "héllo", Color.RED, List.of(1, 2, 3));
+        assertEquals(p, pool.submit((Point x) -> x, p).get());
+        final Map<String, List<Long>> m = Map.of("k", List.of(1L, 2L));
+        assertEquals(m, pool.submit((Map<String, List<Long>> x) -> x, m).get());
+        assertEquals(null, pool.submit((Object x) -> x, null).get());
+    }
+
+    @Test
+    void mapKeepsOrder() {
+        final List<Integer> args = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            args.add(i);
+        }
+        final List<Integer> out = pool.map((Integer x) -> x * x, args);
+        for (int i = 0; i < 200; i++) {
+            assertEquals(i * i, out.get(i));
+        }
+    }
+
+    @Test
+    void largeInlineValuesAreFragmented() throws Exception {
+        final double[] big = new double[100_000]; // 800 KB: several ring frames, below maxBytes
+        for (int i = 0; i < big.length; i++) {
+            big[i] = i;
+        }
+        final double[] back = pool.submit((double[] x) -> x, big).get();
+        assertArrayEquals(big, back);
+    }
+
+    @Test
+    void remoteExceptionKeepsTypeMessageAndStack() {
+        final ExecutionException e = assertThrows(ExecutionException.class,
+            () -> pool.submit((Integer x) -> Thrower.fail(x), 7).get());
+        final RemoteTaskException r = assertInstanceOf(RemoteTaskException.class, e.getCause());
+        assertEquals("java.lang.IllegalStateException", r.remoteClassName());
+        assertEquals("bad 7", r.remoteMessage());
+        assertTrue(r.getStackTrace().length > 0);
+        assertEquals(Thrower.class.getName(), r.getStackTrace()[0].getClassName());
+        assertEquals("fail", r.getStackTrace()[0].getMethodName());
+        final RemoteTaskException cause = assertInstanceOf(RemoteTaskException.class, r.getCause());
+        assertEquals("java.io.IOException", cause.remoteClassName());
+        // the pool keeps working
+        assertEquals(1, pool.submit((Integer x) -> x, 1).join());
+    }
+
+    static final class Thrower {
+        static int fail(int x) {
+            throw new IllegalStateException("bad " + x, new java.io.IOException("root"));
+        }
+    }
+
+    @Test
+    void unsupportedCaptureFailsAtSubmit() {
+        final Object notReducible = new Object();
+        assertThrows(IllegalArgumentException.class, () -> pool.submit((Integer x) -> notReducible.hashCode(), 1));
+    }
+}

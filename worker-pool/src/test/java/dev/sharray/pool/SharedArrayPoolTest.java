@@ -1,0 +1,146 @@
+package dev.sharray.pool;
+
+import dev.sharray.DType;
+import dev.sharray.HeapArray;
+import dev.sharray.SharedArray;
+import dev.sharray.SharedArrays;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SharedArrayPoolTest {
+    private static ProcessPool pool;
+
+    @BeforeAll
+    static void start() {
+        pool = ProcessPool.builder().workers(2).heapSize("256m").build();
+    }
+
+    @AfterAll
+    static void stop() {
+        pool.close();
+    }
+
+    @Test
+    void parallelMapChunksOver256MiBWritesInPlace() {
+        final long rows = 4096;
+        final long cols = 8192; // 4096 x 8192 float64 = 256 MiB
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, rows, cols)) {
+            final double[] row = new double[(int) cols];
+            double expected = 0;
+            try (SharedArray r0 = a.select(0, 0)) {
+                for (int j = 0; j < cols; j++) {
+                    row[j] = j % 97;
+                    expected += row[j];
+                }
+                r0.copyFrom(row);
+            }
+            // every row gets i + (j % 97): filled by the workers themselves, then summed
+            final List<Double> sums = pool.mapChunks(a, 512, (SharedArray chunk) -> {
+                final long n = chunk.shape()[0];
+                final long m = chunk.shape()[1];
+                final long first = chunk.offset();
+                double s = 0;
+                for (long i = 0; i < n; i++) {
+                    for (long j = 0; j < m; j++) {
+                        final double v = (j % 97) + 1.0;
+                        chunk.setDouble(v, i, j);
+                        s += v;
+                    }
+                }
+                return s + 0 * first;
+            });
+            assertEquals(8, sums.size());
+            // single-threaded reference over the parent's view of the same memory
+            double total = 0;
+            for (long i = 0; i < rows; i++) {
+                for (long j = 0; j < cols; j += 1) {
+                    total += a.getDouble(i, j);
+                }
+            }
+            double fromWorkers = 0;
+            for (double s : sums) {
+                fromWorkers += s;
+            }
+            assertEquals(total, fromWorkers, 1e-6 * total);
+            assertEquals((expected + cols) * rows, total, 1e-6 * total);
+            assertEquals(2.0, a.getDouble(rows - 1, 1));
+        }
+    }
+
+    @Test
+    void arrayClosedRightAfterSubmitStaysAliveForTheTask() throws Exception {
+        final SharedArray a = SharedArray.copyOf(new double[] {1, 2, 3, 4});
+        final Path file = a.path();
+        final var f = pool.submit((SharedArray x) -> {
+            Thread.sleep(300);
+            return x.sum();
+        }, a);
+        a.close();
+        assertTrue(Files.exists(file), "the in-flight reference keeps the file");
+        assertEquals(10.0, f.get());
+        // the parent drops its in-flight reference when the task completes: the file goes
+        for (int i = 0; i < 50 && Files.exists(file); i++) {
+            Thread.sleep(10);
+        }
+        assertFalse(Files.exists(file));
+    }
+
+    @Test
+    void viewsCrossExactly() throws Exception {
+        try (SharedArray a = SharedArray.copyOf(new double[][] {{1, 2, 3}, {4, 5, 6}});
+             SharedArray t = a.transpose();
+             SharedArray rev = t.slice(0, 2, -1, -1)) {
+            final double[] seen = pool.submit((SharedArray x) -> x.toDoubleArray(), rev).get();
+            assertArrayEquals(rev.toDoubleArray(), seen);
+            assertArrayEquals(new double[] {3, 6, 2, 5, 1, 4}, seen);
+        }
+    }
+
+    @Test
+    void largeHeapArraysAreSharedAndSmallOnesInline() throws Exception {
+        final double[] big = new double[300_000]; // 2.4 MB > maxBytes: copied once into shared memory
+        for (int i = 0; i < big.length; i++) {
+            big[i] = i;
+        }
+        final List<Double> sums = pool.map((double[] x) -> {
+            double s = 0;
+            for (double v : x) {
+                s += v;
+            }
+            return s;
+        }, List.of(big, big, big));
+        final double expected = (big.length - 1.0) * big.length / 2;
+        assertEquals(List.of(expected, expected, expected), sums);
+        final HeapArray h = HeapArray.of(big, 600, 500);
+        assertEquals(h, pool.submit((HeapArray x) -> x, h).get());
+        final HeapArray small = HeapArray.of(new float[] {1, 2, 3, 4}, 2, 2);
+        assertEquals(small, pool.submit((HeapArray x) -> x, small).get());
+    }
+
+    @Test
+    void arraysCreatedByWorkersReachTheParent() throws Exception {
+        final SharedArray made = pool.submit((Integer n) -> {
+            final SharedArray s = SharedArray.create(DType.INT32, n);
+            for (int i = 0; i < n; i++) {
+                s.setInt(i * 3, i);
+            }
+            return s;
+        }, 5).get();
+        try (made) {
+            assertArrayEquals(new int[] {0, 3, 6, 9, 12}, made.toIntArray());
+        }
+        final double[] bigBack = pool.submit((Integer n) -> new double[n], 400_000).get();
+        assertEquals(400_000, bigBack.length);
+        assertTrue(SharedArrays.leaksReported() >= 0);
+    }
+}
