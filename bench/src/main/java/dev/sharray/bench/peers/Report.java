@@ -157,7 +157,7 @@ final class Report {
             b.append("- ").append(m).append('\n');
         }
         b.append('\n').append(markdownTable()).append('\n');
-        b.append("\"n/a\": that side is not implemented yet (its module is in progress). Times are medians of the ")
+        b.append("\"n/a\": no `Workload` class for that side exists yet. Times are medians of the ")
             .append("measured runs; a speedup above 1 means sharray is faster. GB/s = 10⁹ bytes/s of array data.\n\n");
         b.append("![side-by-side medians](benchmarks-peers.png)\n\n");
         b.append("Data: [benchmarks-peers.csv](benchmarks-peers.csv) (per-run values: `bench/target/peers-raw.csv`).\n\n");
