@@ -523,6 +523,33 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     }
 
     @Override
+    long locate(long i) {
+        checkAccessible();
+        if (shape.length != 1) {
+            throw wrongRank(new long[] {i}, shape);
+        }
+        if (i < 0 || i >= shape[0]) {
+            throw outOfBounds(new long[] {i}, shape, 0);
+        }
+        return address + i * strides[0];
+    }
+
+    @Override
+    long locate(long i, long j) {
+        checkAccessible();
+        if (shape.length != 2) {
+            throw wrongRank(new long[] {i, j}, shape);
+        }
+        if (i < 0 || i >= shape[0]) {
+            throw outOfBounds(new long[] {i, j}, shape, 0);
+        }
+        if (j < 0 || j >= shape[1]) {
+            throw outOfBounds(new long[] {i, j}, shape, 1);
+        }
+        return address + i * strides[0] + j * strides[1];
+    }
+
+    @Override
     void forEachLocation(LongConsumer visitor) {
         checkAccessible();
         int nd = shape.length;
@@ -680,6 +707,16 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             return out;
         }
         return super.toByteArray();
+    }
+
+    @Override
+    public void copyTo(double[] dst) {
+        if (dtype == DType.FLOAT64 && isContiguous()) {
+            checkLength(dst.length);
+            copyOut(dst, double[].class);
+        } else {
+            super.copyTo(dst);
+        }
     }
 
     @Override
