@@ -142,7 +142,9 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
      * @param i the index
      */
     public final void setDouble(double value, long i) {
-        Conversions.checkWrite(dtype, double.class);
+        if (dtype != DType.FLOAT64) {
+            Conversions.checkWrite(dtype, double.class);
+        }
         writeDouble(locate(i), value);
     }
 
