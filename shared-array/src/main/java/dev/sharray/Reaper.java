@@ -49,19 +49,7 @@ final class Reaper {
         List<Path> folders = new ArrayList<>();
         List<Path> arrays = new ArrayList<>();
         long[] totals = new long[2]; // references reclaimed, bytes freed
-        for (Path root : TempFolders.knownRoots()) {
-            Path userDir = root.resolve(TempFolders.userFolderName());
-            if (!Files.isDirectory(userDir)) {
-                continue;
-            }
-            try (DirectoryStream<Path> owners = Files.newDirectoryStream(userDir)) {
-                for (Path folder : owners) {
-                    reapFolder(folder, folders, arrays, totals);
-                }
-            } catch (IOException e) {
-                LOG.debug("cannot list {}: {}", userDir, e.toString());
-            }
-        }
+        TempFolders.forEachUserFolderEntry(folder -> reapFolder(folder, folders, arrays, totals));
         return new ReapReport(folders, arrays, totals[0], totals[1]);
     }
 

@@ -660,69 +660,39 @@ public final class SharedArray extends NdArray implements AutoCloseable {
 
     @Override
     public double[] toDoubleArray() {
-        if (dtype == DType.FLOAT64 && isContiguous()) {
-            double[] out = new double[checkedLength()];
-            copyOut(out, double[].class);
-            return out;
-        }
-        return super.toDoubleArray();
+        return dense(DType.FLOAT64) ? copyOut(new double[checkedLength()]) : super.toDoubleArray();
     }
 
     @Override
     public float[] toFloatArray() {
-        if (dtype == DType.FLOAT32 && isContiguous()) {
-            float[] out = new float[checkedLength()];
-            copyOut(out, float[].class);
-            return out;
-        }
-        return super.toFloatArray();
+        return dense(DType.FLOAT32) ? copyOut(new float[checkedLength()]) : super.toFloatArray();
     }
 
     @Override
     public long[] toLongArray() {
-        if (dtype == DType.INT64 && isContiguous()) {
-            long[] out = new long[checkedLength()];
-            copyOut(out, long[].class);
-            return out;
-        }
-        return super.toLongArray();
+        return dense(DType.INT64) ? copyOut(new long[checkedLength()]) : super.toLongArray();
     }
 
     @Override
     public int[] toIntArray() {
-        if (dtype == DType.INT32 && isContiguous()) {
-            int[] out = new int[checkedLength()];
-            copyOut(out, int[].class);
-            return out;
-        }
-        return super.toIntArray();
+        return dense(DType.INT32) ? copyOut(new int[checkedLength()]) : super.toIntArray();
     }
 
     @Override
     public short[] toShortArray() {
-        if (dtype == DType.INT16 && isContiguous()) {
-            short[] out = new short[checkedLength()];
-            copyOut(out, short[].class);
-            return out;
-        }
-        return super.toShortArray();
+        return dense(DType.INT16) ? copyOut(new short[checkedLength()]) : super.toShortArray();
     }
 
     @Override
     public byte[] toByteArray() {
-        if ((dtype == DType.INT8 || dtype == DType.UINT8) && isContiguous()) {
-            byte[] out = new byte[checkedLength()];
-            copyOut(out, byte[].class);
-            return out;
-        }
-        return super.toByteArray();
+        return dense(DType.INT8) || dense(DType.UINT8) ? copyOut(new byte[checkedLength()]) : super.toByteArray();
     }
 
     @Override
     public void copyTo(double[] dst) {
-        if (dtype == DType.FLOAT64 && isContiguous()) {
+        if (dense(DType.FLOAT64)) {
             checkLength(dst.length);
-            copyOut(dst, double[].class);
+            copyOut(dst);
         } else {
             super.copyTo(dst);
         }
@@ -730,62 +700,65 @@ public final class SharedArray extends NdArray implements AutoCloseable {
 
     @Override
     public void copyFrom(double[] src) {
-        if (dtype == DType.FLOAT64 && isContiguous()) {
-            checkLength(src.length);
-            copyIn(src, double[].class);
-        } else {
+        if (!copyIn(src, src.length, DType.FLOAT64)) {
             super.copyFrom(src);
         }
     }
 
     @Override
     public void copyFrom(float[] src) {
-        if (dtype == DType.FLOAT32 && isContiguous()) {
-            checkLength(src.length);
-            copyIn(src, float[].class);
-        } else {
+        if (!copyIn(src, src.length, DType.FLOAT32)) {
             super.copyFrom(src);
         }
     }
 
     @Override
     public void copyFrom(long[] src) {
-        if (dtype == DType.INT64 && isContiguous()) {
-            checkLength(src.length);
-            copyIn(src, long[].class);
-        } else {
+        if (!copyIn(src, src.length, DType.INT64)) {
             super.copyFrom(src);
         }
     }
 
     @Override
     public void copyFrom(int[] src) {
-        if (dtype == DType.INT32 && isContiguous()) {
-            checkLength(src.length);
-            copyIn(src, int[].class);
-        } else {
+        if (!copyIn(src, src.length, DType.INT32)) {
             super.copyFrom(src);
         }
     }
 
     @Override
     public void copyFrom(short[] src) {
-        if (dtype == DType.INT16 && isContiguous()) {
-            checkLength(src.length);
-            copyIn(src, short[].class);
-        } else {
+        if (!copyIn(src, src.length, DType.INT16)) {
             super.copyFrom(src);
         }
     }
 
     @Override
     public void copyFrom(byte[] src) {
-        if ((dtype == DType.INT8 || dtype == DType.UINT8) && isContiguous()) {
-            checkLength(src.length);
-            copyIn(src, byte[].class);
-        } else {
+        if (!copyIn(src, src.length, DType.INT8) && !copyIn(src, src.length, DType.UINT8)) {
             super.copyFrom(src);
         }
+    }
+
+    private boolean dense(DType type) {
+        return dtype == type && isContiguous();
+    }
+
+    /** Copies the whole view into a primitive array of the matching type; returns it. */
+    private <A> A copyOut(A array) {
+        checkAccessible();
+        UnsafeApi.copyMemory(null, address, array, UnsafeApi.arrayBaseOffset(array.getClass()), byteSize());
+        return array;
+    }
+
+    /** One memcpy from a primitive array when this view is dense of {@code type}; false otherwise. */
+    private boolean copyIn(Object array, int length, DType type) {
+        if (!dense(type)) {
+            return false;
+        }
+        checkLength(length);
+        UnsafeApi.copyMemory(array, UnsafeApi.arrayBaseOffset(array.getClass()), null, address, byteSize());
+        return true;
     }
 
     @Override
@@ -800,14 +773,6 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             return s;
         }
         return super.sum();
-    }
-
-    private void copyOut(Object array, Class<?> type) {
-        UnsafeApi.copyMemory(null, address, array, UnsafeApi.arrayBaseOffset(type), byteSize());
-    }
-
-    private void copyIn(Object array, Class<?> type) {
-        UnsafeApi.copyMemory(array, UnsafeApi.arrayBaseOffset(type), null, address, byteSize());
     }
 
     /** Copies a heap array of the matching Java type in (used by copyOf and HeapArray.toShared). */

@@ -46,31 +46,23 @@ public final class SharedArrays {
      */
     public static List<ArrayInfo> list() {
         List<ArrayInfo> result = new ArrayList<>();
-        for (Path root : TempFolders.knownRoots()) {
-            Path userDir = root.resolve(TempFolders.userFolderName());
-            if (!Files.isDirectory(userDir)) {
-                continue;
+        TempFolders.forEachUserFolderEntry(folder -> {
+            long[] owner = TempFolders.parseOwner(folder.getFileName().toString());
+            if (owner == null) {
+                return;
             }
-            try (DirectoryStream<Path> owners = Files.newDirectoryStream(userDir)) {
-                for (Path folder : owners) {
-                    long[] owner = TempFolders.parseOwner(folder.getFileName().toString());
-                    if (owner == null) {
-                        continue;
-                    }
-                    boolean alive = ProcessIdentity.isAlive(owner[0], owner[1]);
-                    try (DirectoryStream<Path> refs = Files.newDirectoryStream(folder, "*.ref")) {
-                        for (Path ref : refs) {
-                            ArrayInfo info = describe(ref, owner[0], alive);
-                            if (info != null) {
-                                result.add(info);
-                            }
-                        }
+            boolean alive = ProcessIdentity.isAlive(owner[0], owner[1]);
+            try (DirectoryStream<Path> refs = Files.newDirectoryStream(folder, "*.ref")) {
+                for (Path ref : refs) {
+                    ArrayInfo info = describe(ref, owner[0], alive);
+                    if (info != null) {
+                        result.add(info);
                     }
                 }
-            } catch (IOException e) {
-                // a folder vanished while listing; skip it
+            } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+                // the folder vanished while listing; skip it
             }
-        }
+        });
         return result;
     }
 

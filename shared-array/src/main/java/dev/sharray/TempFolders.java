@@ -103,6 +103,21 @@ final class TempFolders {
         return result;
     }
 
+    /** Calls {@code visitor} for every entry of this user's sharray folder under every known root. */
+    static void forEachUserFolderEntry(java.util.function.Consumer<Path> visitor) {
+        for (Path root : knownRoots()) {
+            Path userDir = root.resolve(userFolderName());
+            if (!Files.isDirectory(userDir)) {
+                continue;
+            }
+            try (java.nio.file.DirectoryStream<Path> entries = Files.newDirectoryStream(userDir)) {
+                entries.forEach(visitor);
+            } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+                // a folder vanished or became unreadable while listing; skip it
+            }
+        }
+    }
+
     static long usableSpace(Path dir) {
         try {
             return Files.getFileStore(dir).getUsableSpace();
