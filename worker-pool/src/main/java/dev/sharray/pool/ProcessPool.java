@@ -270,8 +270,12 @@ public final class ProcessPool implements AutoCloseable {
      * @param <T>  argument type
      * @param <R>  result type
      * @return the results, in the order of {@code args}
-     * @throws RemoteTaskException, WorkerCrashedException, TaskTimeoutException: the first failure in
-     *         argument order, after every task has finished (later failures are suppressed into it)
+     * @throws RemoteTaskException when a function threw: the first failure in argument order, thrown after
+     *         every task has finished (later failures are suppressed into it)
+     * @throws WorkerCrashedException when a worker died running a task (the first failure in argument order,
+     *         as above)
+     * @throws TaskTimeoutException when a task ran past its timeout (the first failure in argument order, as
+     *         above)
      * @throws IllegalStateException when the pool is closed
      */
     @SuppressWarnings("unchecked")
