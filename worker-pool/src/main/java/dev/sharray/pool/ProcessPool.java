@@ -620,6 +620,7 @@ public final class ProcessPool implements AutoCloseable {
             pumpLock.unlock();
         }
         w.unmap();
+        launcher.workerExited(w.id, exitCode(w.process));
         if (done != null) {
             finishAll(done);
         }
@@ -800,6 +801,7 @@ public final class ProcessPool implements AutoCloseable {
                 w.closeStdin();
                 w.process.destroyForcibly();
                 waitExit(w.process);
+                launcher.workerExited(w.id, exitCode(w.process));
             }
             pumpLock.lock();
             try {

@@ -21,6 +21,8 @@ final class WorkerLauncher {
     private final String prefix;
     private final byte[] argFileContent;
     private final String java;
+    /** AppCDS for the workers, or {@code null} when off. */
+    private final ClassDataArchive cds;
 
     /**
      * Prepares the argument file content.
@@ -67,6 +69,7 @@ final class WorkerLauncher {
             sb.append('"').append(a.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"\n");
         }
         this.argFileContent = sb.toString().getBytes(StandardCharsets.UTF_8);
+        this.cds = ClassDataArchive.forWorkers(classpath, args, jvmOptions);
     }
 
     /**
@@ -84,8 +87,17 @@ final class WorkerLauncher {
         Files.deleteIfExists(argFile);
         Files.createFile(argFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.write(argFile, argFileContent);
-        final ProcessBuilder pb = new ProcessBuilder(java, "@" + argFile, WorkerMain.class.getName(),
-            ringFile.toString(), Integer.toString(workerId), Long.toString(ProcessHandle.current().pid()));
+        final List<String> command = new ArrayList<>();
+        command.add(java);
+        if (cds != null) {
+            command.addAll(cds.optionsFor(workerId));
+        }
+        command.add("@" + argFile);
+        command.add(WorkerMain.class.getName());
+        command.add(ringFile.toString());
+        command.add(Integer.toString(workerId));
+        command.add(Long.toString(ProcessHandle.current().pid()));
+        final ProcessBuilder pb = new ProcessBuilder(command);
         try {
             return pb.start();
         } catch (IOException e) {
@@ -100,6 +112,18 @@ final class WorkerLauncher {
      */
     Path argFile(int workerId) {
         return folder.resolve(prefix + "-worker-" + workerId + ".args");
+    }
+
+    /**
+     * A worker has exited: the class-data archive it may have written at exit is moved into place.
+     *
+     * @param workerId its number
+     * @param exitCode its exit code, -1 when unknown
+     */
+    void workerExited(int workerId, int exitCode) {
+        if (cds != null) {
+            cds.workerExited(workerId, exitCode);
+        }
     }
 
     /** Deletes a worker's argument file (the JVM reads it only at start). */
