@@ -210,6 +210,22 @@ public final class HeapArray extends NdArray {
     }
 
     @Override
+    long locate(long i) {
+        if (shape.length != 1) {
+            throw wrongRank(new long[] {i}, shape);
+        }
+        if (i < 0 || i >= shape[0]) {
+            throw outOfBounds(new long[] {i}, shape, 0);
+        }
+        return i;
+    }
+
+    @Override
+    long locate(long i, long j) {
+        return locate(new long[] {i, j});
+    }
+
+    @Override
     void forEachLocation(LongConsumer visitor) {
         long n = size();
         for (long i = 0; i < n; i++) {

@@ -28,6 +28,12 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     /** @return an opaque location (address or flat index) after bounds and state checks */
     abstract long locate(long[] index);
 
+    /** 1-D fast path of {@link #locate(long[])}: no varargs array, one bounds check. */
+    abstract long locate(long i);
+
+    /** 2-D fast path of {@link #locate(long[])}. */
+    abstract long locate(long i, long j);
+
     /** Visits every element location in row-major order of this view. */
     abstract void forEachLocation(LongConsumer visitor);
 
@@ -96,6 +102,84 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     public final double getDouble(long... index) {
         Conversions.checkRead(dtype, double.class);
         return valueAsDouble(locate(index));
+    }
+
+    /**
+     * 1-D form of {@link #getDouble(long...)}, without a varargs array.
+     *
+     * @param i the index
+     * @return the element
+     */
+    public final double getDouble(long i) {
+        long loc = locate(i);
+        if (dtype == DType.FLOAT64) {
+            return readDouble(loc);
+        }
+        Conversions.checkRead(dtype, double.class);
+        return valueAsDouble(loc);
+    }
+
+    /**
+     * 2-D form of {@link #getDouble(long...)}, without a varargs array.
+     *
+     * @param i the row
+     * @param j the column
+     * @return the element
+     */
+    public final double getDouble(long i, long j) {
+        long loc = locate(i, j);
+        if (dtype == DType.FLOAT64) {
+            return readDouble(loc);
+        }
+        Conversions.checkRead(dtype, double.class);
+        return valueAsDouble(loc);
+    }
+
+    /**
+     * 1-D form of {@link #setDouble(double, long...)}, without a varargs array.
+     *
+     * @param value the value
+     * @param i the index
+     */
+    public final void setDouble(double value, long i) {
+        if (dtype != DType.FLOAT64) {
+            Conversions.checkWrite(dtype, double.class);
+        }
+        writeDouble(locate(i), value);
+    }
+
+    /**
+     * 2-D form of {@link #setDouble(double, long...)}, without a varargs array.
+     *
+     * @param value the value
+     * @param i the row
+     * @param j the column
+     */
+    public final void setDouble(double value, long i, long j) {
+        Conversions.checkWrite(dtype, double.class);
+        writeDouble(locate(i, j), value);
+    }
+
+    /**
+     * 1-D form of {@link #getLong(long...)}.
+     *
+     * @param i the index
+     * @return the element
+     */
+    public final long getLong(long i) {
+        Conversions.checkRead(dtype, long.class);
+        return valueAsLong(locate(i));
+    }
+
+    /**
+     * 1-D form of {@link #setLong(long, long...)}.
+     *
+     * @param value the value
+     * @param i the index
+     */
+    public final void setLong(long value, long i) {
+        Conversions.checkWrite(dtype, long.class);
+        writeLong(locate(i), value);
     }
 
     /**
@@ -278,6 +362,18 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
         int[] i = {0};
         forEachLocation(loc -> out[i[0]++] = readByte(loc));
         return out;
+    }
+
+    /**
+     * Copies this view into {@code dst} in row-major order, without allocating (every dtype but INT64).
+     *
+     * @param dst exactly {@link #size()} elements
+     */
+    public void copyTo(double[] dst) {
+        Conversions.checkRead(dtype, double.class);
+        checkLength(dst.length);
+        int[] i = {0};
+        forEachLocation(loc -> dst[i[0]++] = valueAsDouble(loc));
     }
 
     /**

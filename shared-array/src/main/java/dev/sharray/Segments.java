@@ -21,6 +21,10 @@ import org.slf4j.LoggerFactory;
 final class Segments {
     private static final Logger LOG = LoggerFactory.getLogger(Segments.class);
     private static final Map<Path, Segment> OPEN = new HashMap<>();
+    /** Unreferenced mappings kept for reuse (LRU), see {@link #retainMappings(long)}. Guarded by the class lock. */
+    private static final java.util.LinkedHashMap<Path, Segment> RETIRED = new java.util.LinkedHashMap<>(16, 0.75f, true);
+    private static long retainBudget;
+    private static long retainedBytes;
     private static volatile boolean exitHookInstalled;
 
     private Segments() {
@@ -52,6 +56,17 @@ final class Segments {
                 throw released(realDataPath);
             }
             return existing;
+        }
+        Segment retired = RETIRED.remove(realDataPath);
+        if (retired != null) {
+            retainedBytes -= retired.mapping.length();
+            retired.refs.reclaimDead();
+            if (retired.refs.state() == RefCountFile.LIVE && retired.refs.tryAcquire(retired.slot)) {
+                retired.closed = false;
+                OPEN.put(realDataPath, retired);
+                return retired;
+            }
+            unmapRetired(retired);
         }
         Path refPath = refPathFor(realDataPath);
         RefCountFile refs = RefCountFile.open(refPath);
@@ -130,24 +145,78 @@ final class Segments {
         return new IllegalStateException("the array " + file + " has been released by all its holders");
     }
 
-    /** Drops one reference; the last one in this process unmaps, the last one anywhere deletes the files. */
+    /**
+     * Drops one reference; the last one in this process unmaps (or retires the mapping for reuse, see
+     * {@link #retainMappings(long)}), the last one anywhere deletes the files.
+     */
     static void release(Segment s) {
         if (s.dropRef() != 0) {
             return;
         }
+        boolean retire;
         synchronized (Segments.class) {
             if (s.closed || s.localReferences() != 0) {
                 return; // reopened meanwhile, or already closed
             }
             s.closed = true;
             OPEN.remove(s.dataPath, s);
-            s.mapping.unmap();
+            retire = s.refs != null && s.mapping.length() <= retainBudget;
+            if (!retire) {
+                s.mapping.unmap();
+            }
         }
-        if (s.refs != null) {
-            s.refs.reclaimDead();
-            deleteIfUnreferenced(s.refs, s.dataPath);
+        if (s.refs == null) {
+            return;
+        }
+        s.refs.reclaimDead();
+        deleteIfUnreferenced(s.refs, s.dataPath);
+        if (!retire) {
             s.refs.unmap();
+            return;
         }
+        synchronized (Segments.class) {
+            RETIRED.put(s.dataPath, s);
+            retainedBytes += s.mapping.length();
+            trimLocked();
+        }
+    }
+
+    /**
+     * Keeps up to {@code maxBytes} of unreferenced mappings of shared arrays for reuse by a later open of
+     * the same file: worker processes that see the same big array task after task then skip the mmap and
+     * the page faults. A retained mapping holds no reference (the file is deleted as usual when the last
+     * holder releases it); its memory is returned when {@link #trimRetained()} finds the file deleted, when
+     * the budget is exceeded, or at exit. 0 (the default) turns it off.
+     */
+    static synchronized void retainMappings(long maxBytes) {
+        retainBudget = Math.max(0, maxBytes);
+        trimLocked();
+    }
+
+    /** Unmaps retained mappings whose file was deleted; call it when idle. */
+    static synchronized void trimRetained() {
+        trimLocked();
+    }
+
+    static synchronized long retainedBytes() {
+        return retainedBytes;
+    }
+
+    private static void trimLocked() {
+        java.util.Iterator<Segment> it = RETIRED.values().iterator();
+        while (it.hasNext()) {
+            Segment r = it.next();
+            if (r.refs.state() != RefCountFile.LIVE || retainedBytes > retainBudget) {
+                it.remove();
+                retainedBytes -= r.mapping.length();
+                unmapRetired(r);
+            }
+        }
+    }
+
+    private static void unmapRetired(Segment r) {
+        r.mapping.unmap();
+        r.refs.unmap();
     }
 
     /**

@@ -44,6 +44,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     private final long offset;
     private final long address;
     private final LeakDetector.Tracker tracker;
+    /** 1-D with stride 8: the address of element i is {@code address + (i << 3)}, a form C2 can vectorise. */
+    private final boolean dense8;
     @SuppressWarnings("unused") // accessed through RELEASED
     private boolean released;
 
@@ -54,6 +56,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         this.strides = strides;
         this.offset = offset;
         this.address = segment.mapping.address() + offset;
+        this.dense8 = shape.length == 1 && strides[0] == 8;
         this.tracker = LeakDetector.track(this);
     }
 
@@ -523,6 +526,39 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     }
 
     @Override
+    long locate(long i) {
+        checkAccessible();
+        if (dense8) {
+            if (i < 0 || i >= shape[0]) {
+                throw outOfBounds(new long[] {i}, shape, 0);
+            }
+            return address + (i << 3);
+        }
+        if (shape.length != 1) {
+            throw wrongRank(new long[] {i}, shape);
+        }
+        if (i < 0 || i >= shape[0]) {
+            throw outOfBounds(new long[] {i}, shape, 0);
+        }
+        return address + i * strides[0];
+    }
+
+    @Override
+    long locate(long i, long j) {
+        checkAccessible();
+        if (shape.length != 2) {
+            throw wrongRank(new long[] {i, j}, shape);
+        }
+        if (i < 0 || i >= shape[0]) {
+            throw outOfBounds(new long[] {i, j}, shape, 0);
+        }
+        if (j < 0 || j >= shape[1]) {
+            throw outOfBounds(new long[] {i, j}, shape, 1);
+        }
+        return address + i * strides[0] + j * strides[1];
+    }
+
+    @Override
     void forEachLocation(LongConsumer visitor) {
         checkAccessible();
         int nd = shape.length;
@@ -680,6 +716,16 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             return out;
         }
         return super.toByteArray();
+    }
+
+    @Override
+    public void copyTo(double[] dst) {
+        if (dtype == DType.FLOAT64 && isContiguous()) {
+            checkLength(dst.length);
+            copyOut(dst, double[].class);
+        } else {
+            super.copyTo(dst);
+        }
     }
 
     @Override

@@ -166,6 +166,28 @@ public final class SharedArrays {
     }
 
     /**
+     * Lets this process keep up to {@code maxBytes} of mappings of shared arrays after their last local
+     * release, so that reopening the same array (task after task in a worker) costs no mmap and no page
+     * faults. Retained mappings hold no reference: files are deleted exactly as before; the memory of a
+     * deleted file is returned by {@link #trimRetainedMappings()}, by eviction or at exit. Default 0 (off).
+     *
+     * @param maxBytes budget in bytes; 0 turns retention off and unmaps what is retained
+     */
+    public static void retainMappings(long maxBytes) {
+        Segments.retainMappings(maxBytes);
+    }
+
+    /** Unmaps retained mappings whose files have been deleted; cheap, call it when idle. */
+    public static void trimRetainedMappings() {
+        Segments.trimRetained();
+    }
+
+    /** @return bytes of retained, unreferenced mappings in this process */
+    public static long retainedMappingBytes() {
+        return Segments.retainedBytes();
+    }
+
+    /**
      * References this process holds on the array behind {@code array} (all handles on the same file).
      *
      * @param array any handle on the array

@@ -67,6 +67,13 @@ public class BulkCopyBench {
         return shared.toDoubleArray();
     }
 
+    /** @return the preallocated heap array after {@code copyTo}: the like-for-like peer of {@link #memcpyOut()} */
+    @Benchmark
+    public double[] copyTo() {
+        shared.copyTo(heap);
+        return heap;
+    }
+
     /** Copies the heap array into the shared array. */
     @Benchmark
     public void copyFrom() {

@@ -1,26 +1,35 @@
 package dev.sharray.codec;
 
 import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+import java.io.IOException;
+import java.nio.file.Path;
 
 /**
  * JNA direct mapping of libsharraycodec (built from src/main/c into the jar's linux-x86-64/ folder).
  * Pointers travel as {@code long}: zero-copy on mapped and direct memory, and no marshalling.
+ * {@link NativeLoader} finds the file (extracting it into a content-addressed cache when it is inside a
+ * jar); JNA only opens it by absolute path.
  */
 final class NativeLib {
     private static final String FAILURE;
+    private static final Path PATH;
 
     static {
         String failure = null;
+        Path path = null;
         if (Boolean.getBoolean("sharray.codec.disableNative")) {
             failure = "disabled by -Dsharray.codec.disableNative=true";
         } else {
             try {
-                Native.register(NativeLib.class, "sharraycodec");
-            } catch (LinkageError | RuntimeException e) {
+                path = NativeLoader.locate(NativeLib.class.getClassLoader());
+                Native.register(NativeLib.class, NativeLibrary.getInstance(path.toString()));
+            } catch (IOException | LinkageError | RuntimeException e) {
                 failure = e.toString();
             }
         }
         FAILURE = failure;
+        PATH = failure == null ? path : null;
     }
 
     private NativeLib() {
@@ -33,6 +42,11 @@ final class NativeLib {
     /** Why the library did not load, or null. */
     static String failure() {
         return FAILURE;
+    }
+
+    /** The library file this process loaded, or null. */
+    static Path path() {
+        return PATH;
     }
 
     static native int sc_max_level();

@@ -1,0 +1,279 @@
+package dev.sharray.codec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLConnection;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Finds the codec's shared library on the classpath and returns a file path {@code dlopen} can map.
+ *
+ * <p>A library in a plain folder (such as {@code target/classes}) is used where it is. A library inside a
+ * jar is extracted once per content, safely with any number of processes starting at once and without
+ * locks: the cache folder is named by the SHA-256 of the library's bytes
+ * ({@code <cacheRoot>/sharray-native-<16 hex>/libsharraycodec.so}); a process that finds the file there
+ * with the right size and hash uses it; otherwise it writes the bytes to a unique temporary name in that
+ * folder, fsyncs, and renames it atomically onto the final name. Concurrent winners write the same bytes,
+ * and a rename never changes a file another process has already mapped, so every process maps a
+ * complete, correct library. A cached file of the wrong size or hash (truncated, tampered) is replaced
+ * the same way.
+ *
+ * <p>Cache root: {@code -Dsharray.nativeCache}, else {@code $XDG_CACHE_HOME/sharray}, else
+ * {@code ~/.cache/sharray}; when that cannot be written, {@code java.io.tmpdir/sharray-<user>-native}
+ * (created 0700 and refused unless owned by this user and closed to others).
+ */
+final class NativeLoader {
+    /** JNA's resource prefix for this platform plus the library's file name. */
+    static final String RESOURCE = "linux-x86-64/libsharraycodec.so";
+    static final String LIBRARY_FILE = "libsharraycodec.so";
+    private static final String FOLDER_PREFIX = "sharray-native-";
+    private static final String TEMP_SUFFIX = ".tmp";
+    /** Temporary files older than this were left by a crashed process and are deleted. */
+    private static final long STALE_TEMP_MILLIS = 10 * 60 * 1000L;
+    private static final Set<PosixFilePermission> DIR_MODE = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
+
+    private NativeLoader() {
+    }
+
+    /**
+     * Locates the library resource with {@code loader} and returns a loadable file.
+     *
+     * @param loader the class loader to search
+     * @return an absolute path to the library file
+     * @throws IOException when the resource is missing or cannot be extracted anywhere
+     */
+    static Path locate(ClassLoader loader) throws IOException {
+        URL url = loader == null ? ClassLoader.getSystemResource(RESOURCE) : loader.getResource(RESOURCE);
+        if (url == null) {
+            throw new IOException(RESOURCE + " is not on the classpath");
+        }
+        return locate(url, cacheRoots());
+    }
+
+    /**
+     * Returns a loadable file for the library at {@code url}: the file itself for a {@code file:} URL,
+     * otherwise the cached extraction under the first root that works.
+     *
+     * @param url   the library resource
+     * @param roots cache roots to try in order
+     * @return an absolute path to the library file
+     */
+    static Path locate(URL url, List<Path> roots) throws IOException {
+        if ("file".equals(url.getProtocol())) {
+            try {
+                Path p = Path.of(url.toURI());
+                if (Files.isRegularFile(p)) {
+                    return p.toAbsolutePath();
+                }
+            } catch (URISyntaxException | IllegalArgumentException e) {
+                // fall through: extract it like any other resource
+            }
+        }
+        byte[] bytes = read(url);
+        byte[] hash = sha256(bytes);
+        IOException failure = null;
+        for (Path root : roots) {
+            try {
+                return extract(bytes, hash, root);
+            } catch (IOException | UnsupportedOperationException | SecurityException e) {
+                IOException io = new IOException("cannot extract the native library under " + root + ": " + e, e);
+                if (failure == null) {
+                    failure = io;
+                } else {
+                    failure.addSuppressed(io);
+                }
+            }
+        }
+        throw failure != null ? failure : new IOException("no cache folder to extract " + RESOURCE + " into");
+    }
+
+    /**
+     * Puts the library bytes at {@code <root>/sharray-native-<hash>/libsharraycodec.so} unless a correct copy
+     * is already there.
+     *
+     * @return the absolute path of the cached library
+     */
+    static Path extract(byte[] bytes, byte[] hash, Path root) throws IOException {
+        Path folder = root.resolve(FOLDER_PREFIX + HexFormat.of().formatHex(hash, 0, 8)).toAbsolutePath();
+        Path target = folder.resolve(LIBRARY_FILE);
+        if (root.toAbsolutePath().equals(sharedTempRoot())) {
+            checkPrivate(root.toAbsolutePath());
+        }
+        if (matches(target, bytes.length, hash)) {
+            return target;
+        }
+        createPrivateFolders(folder);
+        deleteStaleTemps(folder);
+        Path temp = folder.resolve("." + LIBRARY_FILE + "." + ProcessHandle.current().pid() + "."
+            + Long.toHexString(ThreadLocalRandom.current().nextLong()) + TEMP_SUFFIX);
+        try {
+            try (FileChannel ch = FileChannel.open(temp, EnumSet.of(StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(FILE_MODE))) {
+                ByteBuffer buf = ByteBuffer.wrap(bytes);
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+                ch.force(true);
+            }
+            Files.setPosixFilePermissions(temp, FILE_MODE); // the umask may have narrowed the create mode
+            try {
+                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException("the cache folder " + folder + " does not support atomic renames", e);
+            }
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+        syncFolder(folder);
+        if (!matches(target, bytes.length, hash)) {
+            throw new IOException("the extracted library at " + target + " does not match the resource");
+        }
+        return target;
+    }
+
+    /** True when {@code file} is a regular file of {@code size} bytes whose SHA-256 is {@code hash}. */
+    private static boolean matches(Path file, long size, byte[] hash) throws IOException {
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+            return false;
+        }
+        try {
+            if (Files.size(file) != size) {
+                return false;
+            }
+            return MessageDigest.isEqual(hash, sha256(Files.readAllBytes(file)));
+        } catch (java.nio.file.NoSuchFileException e) {
+            return false;
+        }
+    }
+
+    /** Creates missing folders of {@code folder} with mode 0700 (existing ones are left as they are). */
+    private static void createPrivateFolders(Path folder) throws IOException {
+        List<Path> missing = new ArrayList<>();
+        for (Path p = folder; p != null && !Files.isDirectory(p); p = p.getParent()) {
+            missing.add(0, p);
+        }
+        for (Path p : missing) {
+            try {
+                Files.createDirectory(p, PosixFilePermissions.asFileAttribute(DIR_MODE));
+            } catch (FileAlreadyExistsException e) {
+                if (!Files.isDirectory(p)) {
+                    throw e; // a concurrent process made the folder: fine; a file in the way: not
+                }
+            }
+        }
+        if (!Files.isWritable(folder)) {
+            throw new IOException(folder + " is not writable");
+        }
+    }
+
+    /** Removes temporary files that crashed extractions left behind long ago. */
+    private static void deleteStaleTemps(Path folder) {
+        long cutoff = System.currentTimeMillis() - STALE_TEMP_MILLIS;
+        try (DirectoryStream<Path> temps = Files.newDirectoryStream(folder, "." + LIBRARY_FILE + ".*" + TEMP_SUFFIX)) {
+            for (Path t : temps) {
+                try {
+                    FileTime modified = Files.getLastModifiedTime(t, LinkOption.NOFOLLOW_LINKS);
+                    if (modified.toMillis() < cutoff) {
+                        Files.deleteIfExists(t);
+                    }
+                } catch (IOException e) {
+                    // another process removed it first
+                }
+            }
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+
+    /** Makes the rename durable; best effort (not every file system lets a folder be opened). */
+    private static void syncFolder(Path folder) {
+        try (FileChannel ch = FileChannel.open(folder, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            // the library is complete either way; only durability across a power cut is at stake
+        }
+    }
+
+    /** @return the cache roots in order of preference; the last is the private folder in java.io.tmpdir */
+    static List<Path> cacheRoots() {
+        List<Path> roots = new ArrayList<>();
+        String explicit = System.getProperty("sharray.nativeCache");
+        if (explicit != null && !explicit.isBlank()) {
+            roots.add(Path.of(explicit));
+        } else {
+            String xdg = System.getenv("XDG_CACHE_HOME");
+            if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {
+                roots.add(Path.of(xdg, "sharray"));
+            } else {
+                String home = System.getProperty("user.home");
+                if (home != null && !home.isBlank() && !"?".equals(home)) {
+                    roots.add(Path.of(home, ".cache", "sharray"));
+                }
+            }
+        }
+        roots.add(sharedTempRoot());
+        return roots;
+    }
+
+    /** {@code java.io.tmpdir/sharray-<user>-native}. */
+    static Path sharedTempRoot() {
+        String user = System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_");
+        return Path.of(System.getProperty("java.io.tmpdir"), "sharray-" + user + "-native").toAbsolutePath();
+    }
+
+    /**
+     * The fallback root lives in a folder every user can write to: it must be ours alone, or another
+     * user could swap the library between our hash check and {@code dlopen}.
+     */
+    private static void checkPrivate(Path root) throws IOException {
+        createPrivateFolders(root);
+        PosixFileAttributes a = Files.readAttributes(root, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        String me = System.getProperty("user.name");
+        if (!a.isDirectory() || !a.owner().getName().equals(me)
+            || a.permissions().contains(PosixFilePermission.GROUP_WRITE)
+            || a.permissions().contains(PosixFilePermission.OTHERS_WRITE)) {
+            throw new IOException(root + " must be a folder (not a link) owned by " + me + " and writable by nobody else");
+        }
+    }
+
+    private static byte[] read(URL url) throws IOException {
+        URLConnection c = url.openConnection();
+        c.setUseCaches(false); // a cached JarFile would stay open (and stale) for the life of the JVM
+        try (InputStream in = c.getInputStream()) {
+            return in.readAllBytes();
+        }
+    }
+
+    static byte[] sha256(byte[] bytes) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JDK", e);
+        }
+    }
+
+}

@@ -1,0 +1,44 @@
+package dev.sharray;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Files;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Retained mappings: reused by a later open, never a reference, returned once the file is deleted. */
+class RetainedMappingsTest {
+    @Test
+    void aRetainedMappingIsReusedHoldsNoReferenceAndIsTrimmedAfterDeletion() throws Exception {
+        SharedArrays.retainMappings(64L << 20);
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
+            owner.expect("ready ");
+            owner.send("create FLOAT64 1000");
+            Descriptor d = Descriptor.fromBytes(HexFormat.of().parseHex(owner.expect("desc ")));
+            long address;
+            try (SharedArray a = SharedArray.open(d)) {
+                a.setDouble(5.5, 10);
+                address = a.address();
+            }
+            assertTrue(SharedArrays.retainedMappingBytes() > 0, "the mapping is retained after the last local release");
+            assertEquals(1, SharedArrays.list().stream().filter(i -> i.path().equals(d.path())).findFirst()
+                .orElseThrow().totalReferences(), "a retained mapping holds no reference");
+            try (SharedArray again = SharedArray.open(d)) {
+                assertEquals(address, again.address(), "the same mapping is reused");
+                assertEquals(5.5, again.getDouble(10));
+                assertEquals(0, SharedArrays.retainedMappingBytes());
+            }
+            assertEquals(0, owner.finish(), "the owner exits normally and its array is deleted");
+            assertFalse(Files.exists(d.path()));
+            SharedArrays.trimRetainedMappings();
+            assertEquals(0, SharedArrays.retainedMappingBytes(), "the memory of a deleted file is returned");
+            // an array whose last reference is ours is deleted and never retained
+            SharedArray mine = SharedArray.create(DType.FLOAT64, 1000);
+            mine.release();
+            assertEquals(0, SharedArrays.retainedMappingBytes());
+        } finally {
+            SharedArrays.retainMappings(0);
+        }
+    }
+}
