@@ -95,7 +95,8 @@ public final class ProcessPool implements AutoCloseable {
         this.name = "sharray-pool-" + POOL_SEQ.incrementAndGet();
         try {
             folder = config.tempFolder != null ? SharedArrays.processFolder(config.tempFolder) : SharedArrays.processFolder();
-            launcher = new WorkerLauncher(folder, name, config.heapSize, config.maxBytes, config.jvmOptions,
+            launcher = new WorkerLauncher(folder, name, config.heapSize, config.maxBytes, config.retainMappingBytes,
+                config.jvmOptions,
                 config.reducers.registered().stream().map(r -> r.getClass().getName()).toList());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the pool's temp folder", e);
@@ -884,6 +885,7 @@ public final class ProcessPool implements AutoCloseable {
         List<String> jvmOptions;
         String heapSize;
         long maxBytes;
+        long retainMappingBytes;
         Reducers reducers;
         Duration taskTimeout;
         Path tempFolder;
@@ -898,6 +900,7 @@ public final class ProcessPool implements AutoCloseable {
         private final List<String> jvmOptions = new ArrayList<>();
         private String heapSize;
         private long maxBytes = 1 << 20;
+        private long retainMappingBytes = 8L << 30;
         private Reducers reducers = Reducers.defaults();
         private Duration taskTimeout;
         private Path tempFolder;
@@ -949,6 +952,24 @@ public final class ProcessPool implements AutoCloseable {
                 throw new IllegalArgumentException("maxBytes must be >= 0");
             }
             this.maxBytes = maxBytes;
+            return this;
+        }
+
+        /**
+         * How many bytes of array mappings each worker keeps after a task, without a reference, so the next
+         * task on the same array neither maps it nor takes page faults again (default 8 GiB of address
+         * space). A kept mapping never keeps a file alive: the file is deleted as usual when its last holder
+         * releases it, and the worker returns that memory within milliseconds when idle (or after its current
+         * task). 0 unmaps at the end of every task.
+         *
+         * @param bytes the budget per worker, at least 0
+         * @return this builder
+         */
+        public Builder retainMappingBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("retainMappingBytes must be >= 0");
+            }
+            this.retainMappingBytes = bytes;
             return this;
         }
 
@@ -1013,6 +1034,7 @@ public final class ProcessPool implements AutoCloseable {
             c.jvmOptions = List.copyOf(jvmOptions);
             c.heapSize = heapSize;
             c.maxBytes = maxBytes;
+            c.retainMappingBytes = retainMappingBytes;
             c.reducers = reducers;
             c.taskTimeout = taskTimeout;
             c.tempFolder = tempFolder;

@@ -31,11 +31,12 @@ final class WorkerLauncher {
      * @param prefix           file name prefix
      * @param heapSize         {@code -Xmx} value, or {@code null} for the JVM default
      * @param maxBytes         heap arrays in results above this size are shared
+     * @param retainBytes      bytes of unreferenced mappings a worker keeps between tasks
      * @param jvmOptions       extra options, appended last so they override ours
      * @param reducerClasses   user reducer classes the workers must instantiate
      * @throws IOException when the file cannot be written
      */
-    WorkerLauncher(Path folder, String prefix, String heapSize, long maxBytes, List<String> jvmOptions, List<String> reducerClasses)
+    WorkerLauncher(Path folder, String prefix, String heapSize, long maxBytes, long retainBytes, List<String> jvmOptions, List<String> reducerClasses)
         throws IOException {
         this.folder = folder;
         this.prefix = prefix;
@@ -49,6 +50,7 @@ final class WorkerLauncher {
         // the parent reaps dead processes' files; a worker doing it again only slows its first task
         args.add("-Dsharray.reaper.disabled=true");
         args.add("-D" + WorkerMain.MAX_BYTES_PROPERTY + "=" + maxBytes);
+        args.add("-D" + WorkerMain.RETAIN_BYTES_PROPERTY + "=" + retainBytes);
         // workers are short-lived helpers: no hsperfdata file (it would outlive a kill -9 in /tmp),
         // and the serial collector starts fastest
         args.add("-XX:-UsePerfData");

@@ -32,8 +32,8 @@ final class WorkerLoop {
     private Object arg;
     private Throwable decodeError;
 
-    WorkerLoop(RingFile rings, Reducers reducers, long maxBytes) {
-        this.arrays = new TaskArrays(maxBytes);
+    WorkerLoop(RingFile rings, Reducers reducers, long maxBytes, long retainBytes) {
+        this.arrays = new TaskArrays(maxBytes, retainBytes);
         this.reader = new Frames.Reader(rings.toWorker());
         this.writer = new Frames.Writer(rings.toParent());
         this.reducers = reducers;
@@ -53,10 +53,14 @@ final class WorkerLoop {
                 runTask();
                 idler.reset();
             } else {
+                if (n == 0) {
+                    arrays.trimWhenIdle();
+                }
                 idler.idle(n);
             }
         }
         arrays.releaseAll();
+        arrays.releaseRetained();
     }
 
     private void onMessage(DirectBuffer buffer, int offset, int length) {
