@@ -40,6 +40,11 @@ public final class WorkerMain {
             System.err.println("usage: WorkerMain <ring file> <worker id> <parent pid>");
             System.exit(64);
         }
+        if (WorkerLoop.PREWARM) {
+            final Thread warm = new Thread(WorkerLoop::prewarm, "sharray-worker-prewarm");
+            warm.setDaemon(true);
+            warm.start();
+        }
         ParentWatch.start(Long.parseLong(args[2]));
         final Reducers reducers = reducersFromProperty();
         try (RingFile rings = RingFile.open(Path.of(args[0]))) {
