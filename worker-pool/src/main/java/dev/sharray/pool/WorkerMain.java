@@ -22,7 +22,7 @@ public final class WorkerMain {
     public static final String MAX_BYTES_PROPERTY = "sharray.pool.maxBytes";
     /**
      * System property: bytes of array mappings a worker keeps between tasks without a reference
-     * ({@link dev.sharray.SharedArrays#retainMappings(long)}); 0 turns it off.
+     * ({@code SharedArrays.retainMappings}); 0 turns it off.
      */
     public static final String RETAIN_BYTES_PROPERTY = "sharray.pool.retainMappingBytes";
 
