@@ -52,7 +52,7 @@ final class ClassDataArchive {
         }
         for (String o : jvmOptions) {
             if (o.startsWith("-Xshare") || o.contains("SharedArchiveFile") || o.contains("ArchiveClassesAtExit")
-                || o.contains("SharedClassListFile")) {
+                || o.contains("SharedClassListFile") || o.contains("AOTCache") || o.contains("AOTMode")) {
                 return null;
             }
         }
@@ -80,6 +80,46 @@ final class ClassDataArchive {
             return new ClassDataArchive(dir.resolve(name));
         } catch (IOException | NoSuchAlgorithmException | RuntimeException e) {
             return null;
+        }
+    }
+
+    /** Archives kept per cache folder (each jar rebuild or JDK update makes a new one, ~3 MB each). */
+    private static final int KEEP = 8;
+    private static final long STALE_TMP_MILLIS = 3_600_000;
+
+    /**
+     * Deletes all but the {@value #KEEP} most recently written archives, and temporary files of trainers
+     * that died more than an hour ago.
+     */
+    static void prune(Path folder) {
+        final List<Path> archives = new ArrayList<>();
+        final long now = System.currentTimeMillis();
+        try (java.util.stream.Stream<Path> files = Files.list(folder)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                final String n = p.getFileName().toString();
+                if (!n.startsWith("worker-")) {
+                    continue;
+                }
+                if (n.endsWith(".jsa")) {
+                    archives.add(p);
+                } else if (n.contains(".jsa.tmp-") && now - Files.getLastModifiedTime(p).toMillis() > STALE_TMP_MILLIS) {
+                    Files.deleteIfExists(p);
+                }
+            }
+            archives.sort(java.util.Comparator.comparingLong(ClassDataArchive::modified).reversed());
+            for (int i = KEEP; i < archives.size(); i++) {
+                Files.deleteIfExists(archives.get(i));
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // best effort: the cache only grows by a few MB per build
+        }
+    }
+
+    private static long modified(Path p) {
+        try {
+            return Files.getLastModifiedTime(p).toMillis();
+        } catch (IOException e) {
+            return 0;
         }
     }
 
@@ -146,6 +186,7 @@ final class ClassDataArchive {
         try {
             if (exitCode == 0 && Files.isRegularFile(tmp) && Files.size(tmp) > 0) {
                 Files.move(tmp, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                prune(archive.getParent());
             }
         } catch (IOException | RuntimeException ignored) {
             // no archive this time: the next pool tries again
