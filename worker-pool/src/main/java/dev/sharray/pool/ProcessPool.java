@@ -452,7 +452,7 @@ public final class ProcessPool implements AutoCloseable {
 
     /** The result thread: polls while tasks are in flight and nobody else is polling, sleeps otherwise. */
     private void receiveLoop() {
-        final Idler idler = Idler.forPolling();
+        final Idler idler = Idler.forResults();
         long idleSince = System.nanoTime();
         while (state.get() != CLOSED) {
             if (inFlight.get() > 0 && spinningWaiters.get() == 0) {
