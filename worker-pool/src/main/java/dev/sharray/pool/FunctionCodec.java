@@ -120,7 +120,7 @@ final class FunctionCodec {
     static RemoteFunction<?, ?> decode(DirectBuffer buffer, int offset, int length, Reducers reducers, ArrayOpening opening) {
         final Filter filter = new Filter(length);
         try (ResolvingInputStream in = new ResolvingInputStream(new DirectBufferInputStream(buffer, offset, length),
-            reducers, opening)) {
+            reducers, opening, filter)) {
             in.setObjectInputFilter(filter);
             final Object fn = in.readObject();
             if (!(fn instanceof RemoteFunction)) {
@@ -179,13 +179,25 @@ final class FunctionCodec {
 
     /**
      * Admits: functions ({@code RemoteFunction} implementations), {@code SerializedLambda}, the
-     * {@code EncodedValue} placeholder and {@code Object[]} (a lambda's captured arguments). Classes that are not {@code Serializable} are admitted
+     * {@code EncodedValue} placeholder, {@code Object[]} (a lambda's captured arguments) and, for one check each,
+     * the values the reducers rebuilt from placeholders. Classes that are not {@code Serializable} are admitted
      * too: they appear only as class references (a lambda's capturing class) and serialization cannot
      * instantiate them. Everything else, in particular every gadget class, is rejected.
      */
     static final class Filter implements ObjectInputFilter {
         private final long maxBytes;
         volatile String rejected;
+        /**
+         * The value {@link ResolvingInputStream#resolveObject} just rebuilt through the reducers: the
+         * stream checks the class of a resolved replacement (JDK 17+ {@code checkResolve}), and that value
+         * was never Java-deserialized, so its class (a box, a list, an array, ...) is admitted exactly once.
+         */
+        private Object resolved;
+
+        /** Admits the class of {@code value} at the very next check (the stream's check of a resolved value). */
+        void admitResolved(Object value) {
+            resolved = value;
+        }
 
         Filter(long maxBytes) {
             this.maxBytes = maxBytes;
@@ -193,6 +205,13 @@ final class FunctionCodec {
 
         @Override
         public Status checkInput(FilterInfo info) {
+            final Object value = resolved;
+            if (value != null) {
+                resolved = null;
+                if (info.serialClass() == value.getClass()) {
+                    return Status.ALLOWED;
+                }
+            }
             if (info.depth() > 32 || info.references() > 100_000 || info.streamBytes() > maxBytes
                 || info.arrayLength() > maxBytes) {
                 rejected = "(stream limits exceeded)";
@@ -243,10 +262,81 @@ final class FunctionCodec {
             }
             replaced++;
             writer.wrap(buffer, 0, sharing);
-            writer.writeValue(obj);
+            try {
+                writer.writeValue(obj);
+            } catch (ReducerException e) {
+                // Java serialization calls writeReplace before replaceObject: List.of(...), Set.of, Map.of
+                // reach us as their serial proxy (java.util.CollSer). Turn the proxy back into the value
+                // it stands for and encode that; rethrow when it is not such a proxy.
+                final Object original = undoWriteReplace(obj);
+                if (original == obj || original == null || original.getClass() == obj.getClass()) {
+                    throw e;
+                }
+                writer.wrap(buffer, 0, sharing);
+                writer.writeValue(original);
+            }
             final byte[] bytes = new byte[writer.position()];
             buffer.getBytes(0, bytes);
             return new EncodedValue(bytes);
+        }
+    }
+
+    /**
+     * Rebuilds the value a serial proxy (the result of a JDK class's {@code writeReplace}) stands for, by a
+     * round trip through Java serialization inside this process, in which every object but the proxy's
+     * own serial form (the proxy class and {@code Object[]}) passes by identity. Only bytes written here,
+     * from this process's own objects, are read back. Returns {@code proxy} when it cannot be rebuilt.
+     */
+    static Object undoWriteReplace(Object proxy) {
+        if (!(proxy instanceof Serializable)) {
+            return proxy;
+        }
+        final Class<?> proxyClass = proxy.getClass();
+        final java.util.List<Object> refs = new java.util.ArrayList<>();
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+        try {
+            try (ObjectOutputStream out = new ObjectOutputStream(bytes) {
+                {
+                    enableReplaceObject(true);
+                }
+
+                @Override
+                protected Object replaceObject(Object o) {
+                    if (o.getClass() == proxyClass || o.getClass() == Object[].class) {
+                        return o;
+                    }
+                    refs.add(o);
+                    return new LocalRef(refs.size() - 1);
+                }
+            }) {
+                out.writeObject(proxy);
+            }
+            try (ObjectInputStream in = new ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray())) {
+                {
+                    enableResolveObject(true);
+                }
+
+                @Override
+                protected Object resolveObject(Object o) {
+                    return o instanceof LocalRef ? refs.get(((LocalRef) o).index) : o;
+                }
+            }) {
+                // no filter needed: these bytes were written just above from this process's own objects, and
+                // nothing but the proxy's serial form is in them (every other object is a LocalRef)
+                return in.readObject();
+            }
+        } catch (IOException | ClassNotFoundException | RuntimeException e) {
+            return proxy;
+        }
+    }
+
+    /** An object passed by identity through {@link #undoWriteReplace}. */
+    private static final class LocalRef implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final int index;
+
+        LocalRef(int index) {
+            this.index = index;
         }
     }
 
@@ -254,11 +344,14 @@ final class FunctionCodec {
     private static final class ResolvingInputStream extends ObjectInputStream {
         private final ValueReader reader;
         private final ArrayOpening opening;
+        private final Filter filter;
 
-        ResolvingInputStream(DirectBufferInputStream in, Reducers reducers, ArrayOpening opening) throws IOException {
+        ResolvingInputStream(DirectBufferInputStream in, Reducers reducers, ArrayOpening opening, Filter filter)
+            throws IOException {
             super(in);
             this.reader = new ValueReader(reducers);
             this.opening = opening;
+            this.filter = filter;
             enableResolveObject(true);
         }
 
@@ -274,6 +367,9 @@ final class FunctionCodec {
                 if (reader.remaining() != 0) {
                     throw new MalformedDataException(reader.remaining() + " bytes trail a value in function");
                 }
+                // the stream now filters the class of the replacement: admit this value (built by the
+                // reducers, not by Java deserialization) for that one check
+                filter.admitResolved(v);
                 return v;
             }
             return obj;

@@ -95,7 +95,8 @@ public final class ProcessPool implements AutoCloseable {
         this.name = "sharray-pool-" + POOL_SEQ.incrementAndGet();
         try {
             folder = config.tempFolder != null ? SharedArrays.processFolder(config.tempFolder) : SharedArrays.processFolder();
-            launcher = new WorkerLauncher(folder, name, config.heapSize, config.maxBytes, config.jvmOptions,
+            launcher = new WorkerLauncher(folder, name, config.heapSize, config.maxBytes, config.retainMappingBytes,
+                config.jvmOptions,
                 config.reducers.registered().stream().map(r -> r.getClass().getName()).toList());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the pool's temp folder", e);
@@ -270,8 +271,12 @@ public final class ProcessPool implements AutoCloseable {
      * @param <T>  argument type
      * @param <R>  result type
      * @return the results, in the order of {@code args}
-     * @throws RemoteTaskException, WorkerCrashedException, TaskTimeoutException: the first failure in
-     *         argument order, after every task has finished (later failures are suppressed into it)
+     * @throws RemoteTaskException when a function threw: the first failure in argument order, thrown after
+     *         every task has finished (later failures are suppressed into it)
+     * @throws WorkerCrashedException when a worker died running a task (the first failure in argument order,
+     *         as above)
+     * @throws TaskTimeoutException when a task ran past its timeout (the first failure in argument order, as
+     *         above)
      * @throws IllegalStateException when the pool is closed
      */
     @SuppressWarnings("unchecked")
@@ -447,7 +452,7 @@ public final class ProcessPool implements AutoCloseable {
 
     /** The result thread: polls while tasks are in flight and nobody else is polling, sleeps otherwise. */
     private void receiveLoop() {
-        final Idler idler = Idler.forPolling();
+        final Idler idler = Idler.forResults();
         long idleSince = System.nanoTime();
         while (state.get() != CLOSED) {
             if (inFlight.get() > 0 && spinningWaiters.get() == 0) {
@@ -616,6 +621,7 @@ public final class ProcessPool implements AutoCloseable {
             pumpLock.unlock();
         }
         w.unmap();
+        launcher.workerExited(w.id, exitCode(w.process));
         if (done != null) {
             finishAll(done);
         }
@@ -796,6 +802,7 @@ public final class ProcessPool implements AutoCloseable {
                 w.closeStdin();
                 w.process.destroyForcibly();
                 waitExit(w.process);
+                launcher.workerExited(w.id, exitCode(w.process));
             }
             pumpLock.lock();
             try {
@@ -878,6 +885,7 @@ public final class ProcessPool implements AutoCloseable {
         List<String> jvmOptions;
         String heapSize;
         long maxBytes;
+        long retainMappingBytes;
         Reducers reducers;
         Duration taskTimeout;
         Path tempFolder;
@@ -892,6 +900,7 @@ public final class ProcessPool implements AutoCloseable {
         private final List<String> jvmOptions = new ArrayList<>();
         private String heapSize;
         private long maxBytes = 1 << 20;
+        private long retainMappingBytes = 8L << 30;
         private Reducers reducers = Reducers.defaults();
         private Duration taskTimeout;
         private Path tempFolder;
@@ -943,6 +952,24 @@ public final class ProcessPool implements AutoCloseable {
                 throw new IllegalArgumentException("maxBytes must be >= 0");
             }
             this.maxBytes = maxBytes;
+            return this;
+        }
+
+        /**
+         * How many bytes of array mappings each worker keeps after a task, without a reference, so the next
+         * task on the same array neither maps it nor takes page faults again (default 8 GiB of address
+         * space). A kept mapping never keeps a file alive: the file is deleted as usual when its last holder
+         * releases it, and the worker returns that memory within milliseconds when idle (or after its current
+         * task). 0 unmaps at the end of every task.
+         *
+         * @param bytes the budget per worker, at least 0
+         * @return this builder
+         */
+        public Builder retainMappingBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("retainMappingBytes must be >= 0");
+            }
+            this.retainMappingBytes = bytes;
             return this;
         }
 
@@ -1007,6 +1034,7 @@ public final class ProcessPool implements AutoCloseable {
             c.jvmOptions = List.copyOf(jvmOptions);
             c.heapSize = heapSize;
             c.maxBytes = maxBytes;
+            c.retainMappingBytes = retainMappingBytes;
             c.reducers = reducers;
             c.taskTimeout = taskTimeout;
             c.tempFolder = tempFolder;

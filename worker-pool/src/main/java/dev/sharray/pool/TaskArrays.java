@@ -2,6 +2,7 @@ package dev.sharray.pool;
 
 import dev.sharray.Descriptor;
 import dev.sharray.SharedArray;
+import dev.sharray.SharedArrays;
 import dev.sharray.reducers.ArrayOpening;
 import dev.sharray.reducers.ArraySharing;
 import dev.sharray.reducers.OpenedArrays;
@@ -20,13 +21,51 @@ import java.util.List;
  * <p>Single-threaded (the worker loop). Nothing is allocated for tasks without arrays.
  */
 final class TaskArrays implements ArraySharing {
+    /** Nanoseconds between two trims of retained mappings while the worker idles. */
+    private static final long TRIM_INTERVAL_NANOS = 2_000_000;
     private final long maxBytes;
+    private final long retainBytes;
     private final OpenedArrays opened = new OpenedArrays();
+    private final ArrayOpening opening = this::open;
+    private boolean retaining;
+    private long lastTrim;
+
+    private SharedArray open(Descriptor descriptor) {
+        if (!retaining && retainBytes > 0) {
+            // first array of this worker: from now on, mappings outlive the task that opened them
+            // (without a reference), so the next task on the same array maps nothing and takes no
+            // page faults. Set here, not at start, so a worker that never sees an array never loads
+            // the array classes.
+            SharedArrays.retainMappings(retainBytes);
+            retaining = true;
+        }
+        return opened.open(descriptor);
+    }
+
     private final Long2ObjectHashMap<Runnable> held = new Long2ObjectHashMap<>();
     private SharingSession session;
 
-    TaskArrays(long maxBytes) {
+    /**
+     * @param maxBytes    heap arrays in results above this size are shared
+     * @param retainBytes budget of unreferenced mappings kept between tasks (0: unmap at each task's end)
+     */
+    TaskArrays(long maxBytes, long retainBytes) {
         this.maxBytes = maxBytes;
+        this.retainBytes = retainBytes;
+    }
+
+    /**
+     * While idle: returns the memory of retained mappings whose files have been deleted (the parent released
+     * the array), at most every {@value #TRIM_INTERVAL_NANOS} ns; a check reads one word per mapping.
+     */
+    void trimWhenIdle() {
+        if (retaining) {
+            final long now = System.nanoTime();
+            if (now - lastTrim > TRIM_INTERVAL_NANOS) {
+                lastTrim = now;
+                SharedArrays.trimRetainedMappings();
+            }
+        }
     }
 
     void beginTask() {
@@ -35,7 +74,7 @@ final class TaskArrays implements ArraySharing {
     }
 
     ArrayOpening opening() {
-        return opened;
+        return opening;
     }
 
     ArraySharing resultSharing() {
@@ -100,6 +139,13 @@ final class TaskArrays implements ArraySharing {
         final Runnable r = held.remove(taskId);
         if (r != null) {
             r.run();
+        }
+    }
+
+    /** Drops every retained mapping (the worker is stopping). */
+    void releaseRetained() {
+        if (retaining) {
+            SharedArrays.retainMappings(0);
         }
     }
 

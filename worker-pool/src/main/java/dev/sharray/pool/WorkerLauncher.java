@@ -21,6 +21,8 @@ final class WorkerLauncher {
     private final String prefix;
     private final byte[] argFileContent;
     private final String java;
+    /** AppCDS for the workers, or {@code null} when off. */
+    private final ClassDataArchive cds;
 
     /**
      * Prepares the argument file content.
@@ -29,11 +31,12 @@ final class WorkerLauncher {
      * @param prefix           file name prefix
      * @param heapSize         {@code -Xmx} value, or {@code null} for the JVM default
      * @param maxBytes         heap arrays in results above this size are shared
+     * @param retainBytes      bytes of unreferenced mappings a worker keeps between tasks
      * @param jvmOptions       extra options, appended last so they override ours
      * @param reducerClasses   user reducer classes the workers must instantiate
      * @throws IOException when the file cannot be written
      */
-    WorkerLauncher(Path folder, String prefix, String heapSize, long maxBytes, List<String> jvmOptions, List<String> reducerClasses)
+    WorkerLauncher(Path folder, String prefix, String heapSize, long maxBytes, long retainBytes, List<String> jvmOptions, List<String> reducerClasses)
         throws IOException {
         this.folder = folder;
         this.prefix = prefix;
@@ -47,6 +50,7 @@ final class WorkerLauncher {
         // the parent reaps dead processes' files; a worker doing it again only slows its first task
         args.add("-Dsharray.reaper.disabled=true");
         args.add("-D" + WorkerMain.MAX_BYTES_PROPERTY + "=" + maxBytes);
+        args.add("-D" + WorkerMain.RETAIN_BYTES_PROPERTY + "=" + retainBytes);
         // workers are short-lived helpers: no hsperfdata file (it would outlive a kill -9 in /tmp),
         // and the serial collector starts fastest
         args.add("-XX:-UsePerfData");
@@ -67,6 +71,7 @@ final class WorkerLauncher {
             sb.append('"').append(a.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"\n");
         }
         this.argFileContent = sb.toString().getBytes(StandardCharsets.UTF_8);
+        this.cds = ClassDataArchive.forWorkers(classpath, args, jvmOptions);
     }
 
     /**
@@ -84,8 +89,17 @@ final class WorkerLauncher {
         Files.deleteIfExists(argFile);
         Files.createFile(argFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.write(argFile, argFileContent);
-        final ProcessBuilder pb = new ProcessBuilder(java, "@" + argFile, WorkerMain.class.getName(),
-            ringFile.toString(), Integer.toString(workerId), Long.toString(ProcessHandle.current().pid()));
+        final List<String> command = new ArrayList<>();
+        command.add(java);
+        if (cds != null) {
+            command.addAll(cds.optionsFor(workerId));
+        }
+        command.add("@" + argFile);
+        command.add(WorkerMain.class.getName());
+        command.add(ringFile.toString());
+        command.add(Integer.toString(workerId));
+        command.add(Long.toString(ProcessHandle.current().pid()));
+        final ProcessBuilder pb = new ProcessBuilder(command);
         try {
             return pb.start();
         } catch (IOException e) {
@@ -100,6 +114,18 @@ final class WorkerLauncher {
      */
     Path argFile(int workerId) {
         return folder.resolve(prefix + "-worker-" + workerId + ".args");
+    }
+
+    /**
+     * A worker has exited: the class-data archive it may have written at exit is moved into place.
+     *
+     * @param workerId its number
+     * @param exitCode its exit code, -1 when unknown
+     */
+    void workerExited(int workerId, int exitCode) {
+        if (cds != null) {
+            cds.workerExited(workerId, exitCode);
+        }
     }
 
     /** Deletes a worker's argument file (the JVM reads it only at start). */

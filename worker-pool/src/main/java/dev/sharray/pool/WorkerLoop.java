@@ -32,8 +32,17 @@ final class WorkerLoop {
     private Object arg;
     private Throwable decodeError;
 
-    WorkerLoop(RingFile rings, Reducers reducers, long maxBytes) {
-        this.arrays = new TaskArrays(maxBytes);
+    /** Whether a worker warms its first-task paths on a helper thread at start (default true). */
+    static final boolean PREWARM = Boolean.parseBoolean(System.getProperty("sharray.pool.prewarm", "true"));
+    /** Classes of the shared-array open path whose static set-up is slow (random seed, host name, logger). */
+    private static final String[] ARRAY_CLASSES = {"dev.sharray.TempFolders", "dev.sharray.ProcessIdentity",
+        "dev.sharray.Segments", "dev.sharray.RefCountFile", "dev.sharray.SharedArray", "dev.sharray.Descriptor",
+        "dev.sharray.NpyHeader"};
+    /** A Java serialization stream holding the string "x". */
+    private static final byte[] WARM_STREAM = {(byte) 0xAC, (byte) 0xED, 0, 5, 0x74, 0, 1, 'x'};
+
+    WorkerLoop(RingFile rings, Reducers reducers, long maxBytes, long retainBytes) {
+        this.arrays = new TaskArrays(maxBytes, retainBytes);
         this.reader = new Frames.Reader(rings.toWorker());
         this.writer = new Frames.Writer(rings.toParent());
         this.reducers = reducers;
@@ -53,10 +62,41 @@ final class WorkerLoop {
                 runTask();
                 idler.reset();
             } else {
+                if (n == 0) {
+                    arrays.trimWhenIdle();
+                }
                 idler.idle(n);
             }
         }
         arrays.releaseAll();
+        arrays.releaseRetained();
+    }
+
+    /**
+     * Runs on a helper thread from the worker's first instruction, beside the JVM's and the ring's set-up
+     * and the wait for the first task: what every first task pays anyway (setting up Java deserialization for the function; the static set-up of the array
+     * classes: secure random seed, host name, logger) is done here instead of on the task's clock.
+     * Chronicle is not touched (it loads only for arrays above 2 GiB). Failures are ignored: the task path
+     * does the same work and reports its own errors.
+     */
+    static void prewarm() {
+        // the decoding side of Java serialization (stream, filter configuration); not the encoding side, whose
+        // first use computes class fingerprints with SHA-1 and loads the security providers, work a worker
+        // never needs
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(WARM_STREAM))) {
+            in.setObjectInputFilter(new FunctionCodec.Filter(WARM_STREAM.length));
+            in.readObject();
+        } catch (java.io.IOException | ClassNotFoundException | RuntimeException | LinkageError ignored) {
+            // the first task decodes its own function
+        }
+        final ClassLoader loader = WorkerLoop.class.getClassLoader();
+        for (String name : ARRAY_CLASSES) {
+            try {
+                Class.forName(name, true, loader);
+            } catch (ClassNotFoundException | RuntimeException | LinkageError ignored) {
+                // not on the classpath or failing set-up: the first array task reports it
+            }
+        }
     }
 
     private void onMessage(DirectBuffer buffer, int offset, int length) {

@@ -20,6 +20,11 @@ public final class WorkerMain {
     public static final String REDUCERS_PROPERTY = "sharray.pool.reducers";
     /** System property: heap arrays in results above this size are shared instead of sent inline. */
     public static final String MAX_BYTES_PROPERTY = "sharray.pool.maxBytes";
+    /**
+     * System property: bytes of array mappings a worker keeps between tasks without a reference
+     * ({@code SharedArrays.retainMappings}); 0 turns it off.
+     */
+    public static final String RETAIN_BYTES_PROPERTY = "sharray.pool.retainMappingBytes";
 
     private WorkerMain() {
     }
@@ -35,10 +40,16 @@ public final class WorkerMain {
             System.err.println("usage: WorkerMain <ring file> <worker id> <parent pid>");
             System.exit(64);
         }
+        if (WorkerLoop.PREWARM) {
+            final Thread warm = new Thread(WorkerLoop::prewarm, "sharray-worker-prewarm");
+            warm.setDaemon(true);
+            warm.start();
+        }
         ParentWatch.start(Long.parseLong(args[2]));
         final Reducers reducers = reducersFromProperty();
         try (RingFile rings = RingFile.open(Path.of(args[0]))) {
-            new WorkerLoop(rings, reducers, Long.getLong(MAX_BYTES_PROPERTY, 1 << 20)).run();
+            new WorkerLoop(rings, reducers, Long.getLong(MAX_BYTES_PROPERTY, 1 << 20),
+                Long.getLong(RETAIN_BYTES_PROPERTY, 0)).run();
         }
     }
 

@@ -1,0 +1,56 @@
+package dev.sharray.bench.pool;
+
+import dev.sharray.SharedArray;
+import dev.sharray.bench.peers.Params;
+import dev.sharray.bench.peers.Workload;
+import dev.sharray.pool.ProcessPool;
+
+import java.util.List;
+
+/**
+ * Sum of squares over a 1 GiB FLOAT64 SharedArray with {@code mapChunks} in {@code chunks} chunks
+ * (1: one task, one worker busy; 8: both workers), each worker reading its chunk in place
+ * ({@link Kernels#SUM_OF_SQUARES}).
+ */
+public class SumOfSquares implements Workload {
+    ProcessPool pool;
+    SharedArray array;
+    long rowsPerChunk;
+
+    /** For the harness. */
+    public SumOfSquares() {
+    }
+
+    @Override
+    public void setUp(Params params) throws Exception {
+        array = PoolWorkloads.filled(params.getLong("bytes", 1L << 30), 1.0);
+        final long chunks = params.getLong("chunks", 8);
+        rowsPerChunk = (array.shape()[0] + chunks - 1) / chunks;
+        pool = PoolWorkloads.pool(params);
+    }
+
+    @Override
+    public double run() {
+        final long t0 = System.nanoTime();
+        final List<Double> parts = pool.mapChunks(array, rowsPerChunk, Kernels.SUM_OF_SQUARES);
+        final double seconds = (System.nanoTime() - t0) * 1e-9;
+        double total = 0;
+        for (double p : parts) {
+            total += p;
+        }
+        if (total != array.size()) {
+            throw new IllegalStateException("sum of squares " + total + ", expected " + array.size());
+        }
+        return seconds;
+    }
+
+    @Override
+    public void close() {
+        if (pool != null) {
+            pool.close();
+        }
+        if (array != null) {
+            array.release();
+        }
+    }
+}
