@@ -7,8 +7,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Reports handles that became unreachable without {@code release()}. It only reports: the mapping stays
@@ -18,7 +16,6 @@ import org.slf4j.LoggerFactory;
  * background thread.
  */
 final class LeakDetector {
-    private static final Logger LOG = LoggerFactory.getLogger(LeakDetector.class);
     private static final ReferenceQueue<Object> QUEUE = new ReferenceQueue<>();
     private static final Set<Tracker> LIVE = ConcurrentHashMap.newKeySet();
     private static final AtomicLong LEAKS = new AtomicLong();
@@ -33,7 +30,7 @@ final class LeakDetector {
         try {
             return LeakDetection.valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            LOG.warn("unknown sharray.leakDetection '{}'; using simple", value);
+            Log.get().warn("unknown sharray.leakDetection '{}'; using simple", value);
             return LeakDetection.SIMPLE;
         }
     }
@@ -70,10 +67,10 @@ final class LeakDetector {
                 LEAKS.incrementAndGet();
                 lastReport = t.description + (t.creation == null ? "" : " created at " + stackOf(t.creation));
                 if (t.creation != null) {
-                    LOG.warn("LEAK: {} was not released before it became unreachable; its file stays until "
+                    Log.get().warn("LEAK: {} was not released before it became unreachable; its file stays until "
                         + "process exit. Created at:", t.description, t.creation);
                 } else {
-                    LOG.warn("LEAK: {} was not released before it became unreachable; its file stays until "
+                    Log.get().warn("LEAK: {} was not released before it became unreachable; its file stays until "
                         + "process exit. Run with -Dsharray.leakDetection=paranoid to see where it was created.",
                         t.description);
                 }

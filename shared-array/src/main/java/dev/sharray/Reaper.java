@@ -13,8 +13,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Removes what dead processes left behind, without any global lock: references held by dead processes are
@@ -23,7 +21,6 @@ import org.slf4j.LoggerFactory;
  * an array in it. A live owner's folder is never touched.
  */
 final class Reaper {
-    private static final Logger LOG = LoggerFactory.getLogger(Reaper.class);
     private static final AtomicBoolean STARTED = new AtomicBoolean();
     static final String DELETING_PREFIX = ".deleting-";
 
@@ -36,11 +33,11 @@ final class Reaper {
             try {
                 ReapReport r = reap();
                 if (!r.isEmpty()) {
-                    LOG.info("reaper: removed {} folder(s) and {} array(s) of dead processes, {} bytes",
+                    Log.get().info("reaper: removed {} folder(s) and {} array(s) of dead processes, {} bytes",
                         r.foldersRemoved().size(), r.arraysDeleted().size(), r.bytesFreed());
                 }
             } catch (RuntimeException e) {
-                LOG.warn("reaper pass failed: {}", e.toString());
+                Log.get().warn("reaper pass failed: {}", e.toString());
             }
         }
     }
@@ -87,7 +84,7 @@ final class Reaper {
         } catch (AtomicMoveNotSupportedException e) {
             return;
         } catch (IOException e) {
-            LOG.debug("cannot claim {}: {}", folder, e.toString());
+            Log.get().debug("cannot claim {}: {}", folder, e.toString());
             return;
         }
         totals[1] += deleteTree(claimed);
@@ -142,7 +139,7 @@ final class Reaper {
                 }
             });
         } catch (IOException e) {
-            LOG.debug("cannot fully delete {}: {}", dir, e.toString());
+            Log.get().debug("cannot fully delete {}: {}", dir, e.toString());
         }
         return bytes[0];
     }

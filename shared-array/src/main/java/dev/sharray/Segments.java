@@ -10,8 +10,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The files mapped in this process, keyed by real path, so every open of one array shares one mapping and
@@ -19,7 +17,6 @@ import org.slf4j.LoggerFactory;
  * never on a finalizer, cleaner or reference-queue thread.
  */
 final class Segments {
-    private static final Logger LOG = LoggerFactory.getLogger(Segments.class);
     private static final Map<Path, Segment> OPEN = new HashMap<>();
     /** Unreferenced mappings kept for reuse (LRU), see {@link #retainMappings(long)}. Guarded by the class lock. */
     private static final java.util.LinkedHashMap<Path, Segment> RETIRED = new java.util.LinkedHashMap<>(16, 0.75f, true);
@@ -234,7 +231,7 @@ final class Segments {
             Files.deleteIfExists(dataPath);
             Files.deleteIfExists(refs.path());
         } catch (IOException e) {
-            LOG.warn("could not delete {}: {}", dataPath, e.toString());
+            Log.get().warn("could not delete {}: {}", dataPath, e.toString());
         } finally {
             refs.markDeleted();
         }

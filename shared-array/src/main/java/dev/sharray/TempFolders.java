@@ -33,8 +33,11 @@ final class TempFolders {
     /** Keep this much free on /dev/shm beyond the array before choosing it. */
     private static final long SHM_HEADROOM = 64L << 20;
 
-    private static final SecureRandom RANDOM = new SecureRandom();
-    private static final String HOST = hostName();
+    /** Created on first use: a worker that only opens arrays never needs them (start-up time). */
+    private static final class Lazy {
+        static final SecureRandom RANDOM = new SecureRandom();
+        static final String HOST = hostName();
+    }
     private static final Map<Path, Path> OWNER_FOLDERS = new ConcurrentHashMap<>();
 
     private TempFolders() {
@@ -57,7 +60,7 @@ final class TempFolders {
     }
 
     static String randomHex() {
-        return String.format("%08x", RANDOM.nextInt());
+        return String.format("%08x", Lazy.RANDOM.nextInt());
     }
 
     /** The configured root, if any: {@code SHARRAY_TEMP_FOLDER} or {@code -Dsharray.tempFolder}. */
@@ -145,7 +148,7 @@ final class TempFolders {
                 // shared by this user's processes
             }
             Files.setPosixFilePermissions(userDir, DIR_MODE);
-            Path folder = userDir.resolve(HOST + "-" + ProcessIdentity.PID + "-t" + ProcessIdentity.START + "-" + randomHex());
+            Path folder = userDir.resolve(Lazy.HOST + "-" + ProcessIdentity.PID + "-t" + ProcessIdentity.START + "-" + randomHex());
             Files.createDirectory(folder, PosixFilePermissions.asFileAttribute(DIR_MODE));
             Files.setPosixFilePermissions(folder, DIR_MODE); // umask may have narrowed it further; make it exact
             return folder;
