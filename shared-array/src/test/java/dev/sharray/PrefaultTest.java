@@ -1,0 +1,59 @@
+package dev.sharray;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+
+/** {@link SharedArray#prefault()}: the pages of a fresh array become resident in one call, contents unchanged. */
+class PrefaultTest {
+
+    /** Resident kilobytes of this process's mapping(s) of {@code file}, from /proc/self/smaps. */
+    private static long residentKb(Path file) throws Exception {
+        final List<String> lines = Files.readAllLines(Path.of("/proc/self/smaps"));
+        final String name = file.toString();
+        long kb = 0;
+        boolean inside = false;
+        for (String line : lines) {
+            if (line.matches("^[0-9a-f]+-[0-9a-f]+ .*")) {
+                inside = line.endsWith(name);
+            } else if (inside && line.startsWith("Rss:")) {
+                kb += Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+        }
+        return kb;
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void prefaultMakesTheWholeArrayResidentWithoutChangingIt() throws Exception {
+        final int n = 1 << 20; // 8 MiB
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, n)) {
+            final long before = residentKb(a.path());
+            assertTrue(a.prefault(), "MADV_POPULATE_WRITE is available on Linux 5.14+");
+            final long after = residentKb(a.path());
+            assertTrue(before < 1024, "fresh mapping not resident yet: " + before + " kB");
+            assertTrue(after >= 8 * 1024, "resident after prefault: " + after + " kB");
+            assertEquals(0.0, a.sum());
+            final double[] ones = new double[n];
+            java.util.Arrays.fill(ones, 1.0);
+            a.copyFrom(ones);
+            assertEquals(n, a.sum());
+            try (SharedArray strided = a.slice(0, 0, n, 2)) {
+                assertTrue(strided.prefault(), "a non-contiguous view populates its whole file");
+            }
+            assertEquals(n, a.sum(), "prefault never changes the contents");
+        }
+    }
+
+    @Test
+    void prefaultOfAReleasedHandleThrows() {
+        final SharedArray a = SharedArray.create(DType.INT32, 16);
+        a.release();
+        assertThrows(IllegalStateException.class, a::prefault);
+    }
+}
