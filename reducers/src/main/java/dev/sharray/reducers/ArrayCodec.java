@@ -114,6 +114,28 @@ final class ArrayCodec {
         }
     }
 
+    /**
+     * The shared copy of a primitive or heap array (tag already read), opened and returned as it is,
+     * without the copy back to the heap: see {@link ValueReader#readValueKeepingShared()}.
+     */
+    static SharedArray openSharedCopy(byte tag, ValueReader in) {
+        if (tag == Tags.SHARED_PRIMITIVE_ARRAY) {
+            final byte elementTag = in.readByte();
+            final DType dtype = dtypeOfTag(elementTag);
+            final SharedArray a = requireOpening(in).open(readDescriptor(in));
+            if (a.ndim() != 1 || a.dtype() != dtype) {
+                // the opening holds it and releases it with the message
+                throw new MalformedDataException("shared " + a.dtype() + " array of " + a.ndim()
+                    + " dimensions does not match array tag " + elementTag);
+            }
+            return a;
+        }
+        if (tag == Tags.SHARED_HEAP_ARRAY) {
+            return requireOpening(in).open(readDescriptor(in));
+        }
+        throw new MalformedDataException("not a shared copy tag: " + tag);
+    }
+
     private static HeapArray readInlineHeap(ValueReader in) {
         final int ordinal = in.readByte();
         if (ordinal < 0 || ordinal >= DTYPES.length) {

@@ -68,24 +68,31 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
     }
 
     private SharedArray copy(Object array) {
+        final Object data;
+        final SharedArray s;
         if (array instanceof HeapArray) {
-            return root == null ? ((HeapArray) array).toShared() : ((HeapArray) array).toShared(root);
+            final HeapArray h = (HeapArray) array;
+            data = h.data();
+            s = SharedArray.builder(h.dtype(), h.shape()).folder(root).create();
+        } else {
+            data = array;
+            s = SharedArray.builder(dtypeOf(array), java.lang.reflect.Array.getLength(array)).folder(root).create();
         }
-        final int n = java.lang.reflect.Array.getLength(array);
-        final SharedArray s = SharedArray.builder(dtypeOf(array), n).folder(root).create();
         try {
-            if (array instanceof double[]) {
-                s.copyFrom((double[]) array);
-            } else if (array instanceof float[]) {
-                s.copyFrom((float[]) array);
-            } else if (array instanceof long[]) {
-                s.copyFrom((long[]) array);
-            } else if (array instanceof int[]) {
-                s.copyFrom((int[]) array);
-            } else if (array instanceof short[]) {
-                s.copyFrom((short[]) array);
+            // the file is new: fault its pages in with one call rather than one fault per page during the copy
+            s.prefault();
+            if (data instanceof double[]) {
+                s.copyFrom((double[]) data);
+            } else if (data instanceof float[]) {
+                s.copyFrom((float[]) data);
+            } else if (data instanceof long[]) {
+                s.copyFrom((long[]) data);
+            } else if (data instanceof int[]) {
+                s.copyFrom((int[]) data);
+            } else if (data instanceof short[]) {
+                s.copyFrom((short[]) data);
             } else {
-                s.copyFrom((byte[]) array);
+                s.copyFrom((byte[]) data);
             }
             return s;
         } catch (RuntimeException e) {

@@ -86,6 +86,27 @@ public final class ValueReader {
     }
 
     /**
+     * Reads one value like {@link #readValue()}, except when that value is itself a primitive array or a
+     * {@code HeapArray} the sender copied into shared memory (it was above the sender's {@code maxBytes}):
+     * then the shared copy, opened through this reader's {@link ArrayOpening} (which decides when it is
+     * released), is returned as a {@code SharedArray} of the same dtype and shape instead of being copied
+     * back to the heap. For a receiver whose code takes any {@code NdArray}. Arrays nested inside the
+     * value are rebuilt on the heap as usual.
+     *
+     * @return the value, possibly {@code null}
+     * @throws MalformedDataException when the bytes are not a valid encoding
+     */
+    public Object readValueKeepingShared() {
+        require(1);
+        final byte tag = buffer.getByte(position);
+        if (tag == Tags.SHARED_PRIMITIVE_ARRAY || tag == Tags.SHARED_HEAP_ARRAY) {
+            position++;
+            return ArrayCodec.openSharedCopy(tag, this);
+        }
+        return readValue();
+    }
+
+    /**
      * Reads one value and checks its type.
      *
      * @param type the expected type

@@ -167,6 +167,33 @@ class ReducersTest {
     }
 
     @Test
+    void sharedCopiesCanBeReadAsTheSharedArrayItself() {
+        final double[] big = new double[1000];
+        Arrays.fill(big, 2.0);
+        final dev.sharray.HeapArray heap = dev.sharray.HeapArray.of(new int[600], 20, 30);
+        try (SharingSession session = new SharingSession(1024, null); OpenedArrays opened = new OpenedArrays()) {
+            final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+            final ValueWriter w = new ValueWriter(Reducers.defaults()).wrap(buffer, 0, session);
+            w.writeValue(big);
+            w.writeValue(heap);
+            w.writeValue(List.of(big));
+            w.writeValue(7);
+            final ValueReader in = new ValueReader(Reducers.defaults()).wrap(buffer, 0, w.position(), opened);
+            final SharedArray a = (SharedArray) in.readValueKeepingShared();
+            assertTrue(opened.contains(a), "released with the message");
+            assertEquals(DType.FLOAT64, a.dtype());
+            assertArrayEquals(big, a.toDoubleArray());
+            final SharedArray h = (SharedArray) in.readValueKeepingShared();
+            assertEquals(DType.INT32, h.dtype());
+            assertArrayEquals(new long[] {20, 30}, h.shape());
+            // nested arrays and other values are rebuilt as usual
+            assertArrayEquals(big, (double[]) ((List<?>) in.readValueKeepingShared()).get(0));
+            assertEquals(7, in.readValueKeepingShared());
+            assertEquals(0, in.remaining());
+        }
+    }
+
+    @Test
     void sharedArraysNeedASharingPolicy() {
         try (SharedArray a = SharedArray.create(DType.INT8, 4)) {
             assertThrows(ReducerException.class, () -> Reducers.defaults().toBytes(a));
