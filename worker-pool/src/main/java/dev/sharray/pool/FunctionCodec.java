@@ -61,6 +61,19 @@ final class FunctionCodec {
         }
     };
 
+    /** Per function class: whether its declared parameter type can hold a SharedArray, once known. */
+    private static final ClassValue<TakesShared> TAKES_SHARED = new ClassValue<>() {
+        @Override
+        protected TakesShared computeValue(Class<?> type) {
+            return new TakesShared();
+        }
+    };
+
+    /** Lazily filled cache slot (a lambda's type needs an instance to be read). */
+    private static final class TakesShared {
+        volatile Boolean value;
+    }
+
     private FunctionCodec() {
     }
 
@@ -78,6 +91,60 @@ final class FunctionCodec {
     /** Lazily filled cache slot of a stateless function class. */
     private static final class Stateless {
         volatile Encoded encoded;
+    }
+
+    /**
+     * Whether {@code fn} declares a parameter that can hold a {@code SharedArray} ({@code NdArray},
+     * {@code SharedArray} or {@code Object}): then a heap array the parent copied into shared memory reaches
+     * it as that shared array, without the copy back to the heap. A lambda's type is the one it was
+     * instantiated with ({@link SerializedLambda#getInstantiatedMethodType()}); a named class's is the
+     * parameter of its non-bridge {@code apply} method (the erasure of a type variable). Unknown: false.
+     * Computed once per class.
+     */
+    static boolean takesSharedArray(RemoteFunction<?, ?> fn) {
+        final TakesShared slot = TAKES_SHARED.get(fn.getClass());
+        Boolean v = slot.value;
+        if (v == null) {
+            final String param = parameterTypeName(fn);
+            v = param != null && (param.equals("dev.sharray.NdArray") || param.equals("dev.sharray.SharedArray")
+                || param.equals("java.lang.Object"));
+            slot.value = v;
+        }
+        return v;
+    }
+
+    /** The binary name of the declared parameter type of {@code fn.apply}, or null when unknown. */
+    static String parameterTypeName(RemoteFunction<?, ?> fn) {
+        final Class<?> type = fn.getClass();
+        if (type.isSynthetic() && type.getName().contains("$$Lambda")) {
+            try {
+                final java.lang.reflect.Method writeReplace = type.getDeclaredMethod("writeReplace");
+                writeReplace.setAccessible(true);
+                final Object replaced = writeReplace.invoke(fn);
+                if (!(replaced instanceof SerializedLambda)) {
+                    return null;
+                }
+                // e.g. "(Ldev/sharray/NdArray;)Ljava/lang/Double;": the one parameter, as instantiated
+                final String desc = ((SerializedLambda) replaced).getInstantiatedMethodType();
+                final int close = desc.indexOf(')');
+                if (desc.length() < 4 || desc.charAt(0) != '(' || desc.charAt(1) != 'L' || close < 0
+                    || desc.charAt(close - 1) != ';') {
+                    return null; // a primitive array or other non-class type: it takes no SharedArray
+                }
+                return desc.substring(2, close - 1).replace('/', '.');
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                return null; // not readable (a lambda in a module closed to us): keep the heap copy
+            }
+        }
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (java.lang.reflect.Method m : c.getDeclaredMethods()) {
+                if (m.getName().equals("apply") && m.getParameterCount() == 1 && !m.isBridge() && !m.isSynthetic()
+                    && !Modifier.isStatic(m.getModifiers())) {
+                    return m.getParameterTypes()[0].getName();
+                }
+            }
+        }
+        return null;
     }
 
     /**

@@ -150,7 +150,10 @@ final class WorkerLoop {
             } else {
                 throw new MalformedDataException("unknown function mode " + mode);
             }
-            arg = valueReader.readValue();
+            // a function declared on NdArray / SharedArray / Object gets a large heap array as the shared
+            // copy the parent made (no copy back to the heap); one declared on double[] or HeapArray gets
+            // its own type, rebuilt on the heap
+            arg = FunctionCodec.takesSharedArray(fn) ? valueReader.readValueKeepingShared() : valueReader.readValue();
             if (valueReader.remaining() != 0) {
                 throw new MalformedDataException(valueReader.remaining() + " bytes trail the task argument");
             }

@@ -2,6 +2,7 @@ package dev.sharray.pool;
 
 import dev.sharray.DType;
 import dev.sharray.HeapArray;
+import dev.sharray.NdArray;
 import dev.sharray.SharedArray;
 import dev.sharray.SharedArrays;
 import org.junit.jupiter.api.AfterAll;
@@ -125,6 +126,45 @@ class SharedArrayPoolTest {
         assertEquals(h, pool.submit((HeapArray x) -> x, h).get());
         final HeapArray small = HeapArray.of(new float[] {1, 2, 3, 4}, 2, 2);
         assertEquals(small, pool.submit((HeapArray x) -> x, small).get());
+    }
+
+    /** A named function on NdArray: its apply's parameter type decides, as a lambda's instantiated type does. */
+    static final class DescribeNd implements RemoteFunction<NdArray, String> {
+        @Override
+        public String apply(NdArray a) {
+            return a.getClass().getName();
+        }
+    }
+
+    @Test
+    void largeHeapArgumentsReachNdArrayFunctionsAsTheSharedCopy() throws Exception {
+        final double[] data = new double[1 << 18]; // 2 MiB > maxBytes
+        data[0] = 1;
+        data[data.length - 1] = 2;
+        final HeapArray h = HeapArray.of(data);
+        // typed on NdArray: the pool's shared copy itself, no copy back to the heap
+        final String seen = pool.submit((NdArray a) -> a.getClass().getName() + "|" + ((SharedArray) a).path()
+            + "|" + (a.getDouble(0) + a.getDouble(a.size() - 1)), h).get();
+        final String[] parts = seen.split("\\|");
+        assertEquals(SharedArray.class.getName(), parts[0]);
+        assertEquals("3.0", parts[2]);
+        final Path file = Path.of(parts[1]);
+        // the worker released it after the task, the parent on completion: the file is gone
+        for (int i = 0; i < 100 && Files.exists(file); i++) {
+            Thread.sleep(10);
+        }
+        assertFalse(Files.exists(file), "the pool-owned copy is deleted after the task");
+        assertEquals(SharedArray.class.getName(), pool.submit((Object a) -> a.getClass().getName(), data).get());
+        assertEquals(SharedArray.class.getName(), pool.submit(new DescribeNd(), h).get());
+        // typed on double[] / HeapArray: the type contract holds, the worker gets its own heap copy
+        assertEquals(double[].class.getName(), pool.submit((double[] a) -> a.getClass().getName(), data).get());
+        assertEquals(HeapArray.class.getName(), pool.submit((HeapArray a) -> a.getClass().getName(), h).get());
+        // small arrays still travel inline, as heap arrays
+        assertEquals(HeapArray.class.getName(),
+            pool.submit((NdArray a) -> a.getClass().getName(), HeapArray.of(new double[] {1, 2})).get());
+        // a nested large array is rebuilt on the heap, whatever the function's type
+        assertEquals(double[].class.getName(),
+            pool.submit((Object a) -> ((List<?>) a).get(0).getClass().getName(), List.of(data)).get());
     }
 
     @Test
