@@ -15,7 +15,8 @@ Workloads (params: bytes, workers):
     roundtrip     10,000 no-op tasks through Parallel(n_jobs=workers) (batched), seconds per task
     sumsq         sum of squares over a `bytes` float64 np.memmap in /dev/shm, `chunks` tasks
     scale         in-place x *= 1.0000001 over the same memmap (workers write through r+ memmaps)
-    arg           a `bytes` in-RAM ndarray passed as a task argument: joblib auto-memmaps it (max_nbytes=1M)
+    arg           a `bytes` in-RAM ndarray passed as a task argument: joblib auto-memmaps it (max_nbytes=1M); one
+                  element changes before each run, so every run passes new content (no dump-cache hit)
 """
 import json
 import os
@@ -144,9 +145,14 @@ class Arg(Workload):
     def __init__(self, params):
         super().__init__(params)
         self.array = np.ones(self.bytes // 8)
+        self.runs = 0
         self.parallel()(delayed(_noop)(i) for i in range(self.workers))
 
     def run(self):
+        # new content every run: joblib names its dump by a hash of the content and reuses an existing
+        # dump of the same content, which a real new array never gets
+        self.runs += 1
+        self.array[self.array.size // 2] = self.runs
         t0 = time.perf_counter()
         self.parallel(max_nbytes="1M")(delayed(_first_last)(self.array) for _ in range(1))
         return time.perf_counter() - t0
