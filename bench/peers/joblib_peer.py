@@ -149,8 +149,9 @@ class Arg(Workload):
         self.parallel()(delayed(_noop)(i) for i in range(self.workers))
 
     def run(self):
-        # new content every run: joblib names its dump by a hash of the content and reuses an existing
-        # dump of the same content, which a real new array never gets
+        # new content every run, as real new data: no dump of an earlier run may be reused (joblib 1.2
+        # keys dumps by array identity within one Parallel call and dumps again on every call; releases
+        # that name the dump by a content hash could otherwise reuse an earlier file)
         self.runs += 1
         self.array[self.array.size // 2] = self.runs
         t0 = time.perf_counter()
