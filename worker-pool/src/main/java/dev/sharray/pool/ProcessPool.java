@@ -42,7 +42,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * A pool of worker JVMs that run {@link RemoteFunction}s. Arguments, captured values and results
  * cross through the {@link Reducers}: shared arrays as descriptors (zero-copy, pinned while in
  * flight), large heap arrays copied once into pool-owned shared memory, everything else encoded
- * natively. Tasks and results travel over Agrona ring buffers in a mapped file per worker; worker
+ * natively. A large {@code HeapArray} or primitive array given as the argument itself reaches a function
+ * declared on {@code NdArray}, {@code SharedArray} or {@code Object} as that pool-owned {@code SharedArray}
+ * (valid for the task, freed after it), and a function declared on {@code double[]}, {@code HeapArray}
+ * etc. as a heap copy of its own type. Tasks and results travel over Agrona ring buffers in a mapped file per worker; worker
  * output is forwarded line by line, prefixed with the worker's id.
  *
  * <p>Faults stay local: a worker that dies fails only the task it was running
