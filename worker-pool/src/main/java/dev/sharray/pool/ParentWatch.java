@@ -31,6 +31,12 @@ final class ParentWatch {
             } catch (IOException ignored) {
                 // a broken pipe means the same as end-of-file
             }
+            if (ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L) == parentPid) {
+                // a live parent closes stdin right after sending STOP: end this thread so the normal exit
+                // does not wait for it (a JVM exit waits up to 300 ms for threads blocked in native reads);
+                // if the parent is in fact dying, the pid poll below sees the reparenting
+                return;
+            }
             exit("stdin closed: the parent is gone");
         }, "sharray-parent-stdin");
         final Thread poll = new Thread(() -> {
