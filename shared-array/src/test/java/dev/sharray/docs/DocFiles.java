@@ -4,12 +4,16 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Finds the repository's docs/ folder and extracts fenced code blocks from its pages. */
-final class DocFiles {
+/**
+ * Finds the repository's docs/ folder and extracts fenced code blocks from its pages; other modules' doc tests
+ * use it through the test-jar.
+ */
+public final class DocFiles {
     private DocFiles() {
     }
 
-    static Path root() {
+    /** @return the repository root (from -Dsharray.root, else searched upwards) */
+    public static Path root() {
         String configured = System.getProperty("sharray.root");
         Path p = configured != null ? Path.of(configured) : Path.of("").toAbsolutePath();
         for (Path q = p.toAbsolutePath(); q != null; q = q.getParent()) {
@@ -22,7 +26,7 @@ final class DocFiles {
     }
 
     /** The first fenced block of {@code language} after the line containing {@code marker}. */
-    static String block(String page, String marker, String language) throws IOException {
+    public static String block(String page, String marker, String language) throws IOException {
         String text = Files.readString(root().resolve("docs").resolve(page));
         int m = text.indexOf(marker);
         if (m < 0) {
@@ -38,7 +42,7 @@ final class DocFiles {
     }
 
     /** Source of a test file, relative to the repository root. */
-    static String source(String relative) throws IOException {
+    public static String source(String relative) throws IOException {
         return Files.readString(root().resolve(relative));
     }
 }

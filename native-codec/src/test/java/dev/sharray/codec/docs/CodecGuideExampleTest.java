@@ -1,5 +1,7 @@
 package dev.sharray.codec.docs;
 
+import dev.sharray.docs.DocFiles;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
