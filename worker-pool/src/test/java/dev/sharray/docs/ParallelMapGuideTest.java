@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,16 +18,7 @@ class ParallelMapGuideTest {
 
     @Test
     void guideShowsTheTestedSource() throws Exception {
-        final Path root = root();
-        final String text = Files.readString(root.resolve("docs").resolve(PAGE));
-        final String marker = "<!-- example: " + SOURCE + " -->";
-        final int m = text.indexOf(marker);
-        if (m < 0) {
-            throw new AssertionError("docs/" + PAGE + " has no marker " + marker);
-        }
-        final int start = text.indexOf("```java\n", m) + "```java\n".length();
-        final int end = text.indexOf("\n```", start);
-        assertEquals(Files.readString(root.resolve(SOURCE)), text.substring(start, end + 1),
+        assertEquals(DocFiles.source(SOURCE), DocFiles.block(PAGE, "<!-- example: " + SOURCE + " -->", "java"),
             "docs/" + PAGE + " must show " + SOURCE + " verbatim (copy the file into the guide)");
     }
 
@@ -49,17 +38,5 @@ class ParallelMapGuideTest {
             "sum of squares = 2683731968.0; data[0, 3] is now 2.00",
             "max = 3.5",
             "weights sum = [1000000.0, 1000000.0]", ""), printed);
-    }
-
-    private static Path root() {
-        final String configured = System.getProperty("sharray.root");
-        final Path p = configured != null ? Path.of(configured) : Path.of("").toAbsolutePath();
-        for (Path q = p.toAbsolutePath(); q != null; q = q.getParent()) {
-            if (Files.isDirectory(q.resolve("docs")) && Files.exists(q.resolve("pom.xml"))
-                && Files.isDirectory(q.resolve("worker-pool"))) {
-                return q;
-            }
-        }
-        throw new IllegalStateException("cannot find the repository root from " + p);
     }
 }
