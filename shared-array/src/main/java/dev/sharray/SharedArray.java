@@ -46,7 +46,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     private final LeakDetector.Tracker tracker;
     /** 1-D with stride 8: the address of element i is {@code address + (i << 3)}, a form C2 can vectorise. */
     private final boolean dense8;
-    @SuppressWarnings("unused") // accessed through RELEASED
+    /** Set once by release() through RELEASED (CAS); read plainly on the access path. */
     private boolean released;
 
     /** Wraps a view; the caller has already taken the reference this handle owns. */
@@ -505,7 +505,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
 
     @Override
     void checkAccessible() {
-        if ((boolean) RELEASED.get(this)) {
+        if (released) { // a plain read: the JIT hoists it out of element loops
             throw new IllegalStateException("the array " + segment.dataPath.getFileName() + " was released");
         }
     }
