@@ -132,16 +132,21 @@ public final class ProcessPool implements AutoCloseable {
 
     private void start() {
         final List<Worker> started = new ArrayList<>();
+        final List<Worker> launched = new ArrayList<>();
+        int awaited = 0; // awaitHello cleans up a worker it gives up on; later ones are ours to clean
         try {
-            final List<Worker> launched = new ArrayList<>();
             for (int i = 0; i < config.workers; i++) {
                 launched.add(launch());
             }
             for (Worker w : launched) {
+                awaited++;
                 awaitHello(w);
                 started.add(w);
             }
         } catch (RuntimeException e) {
+            for (int i = awaited; i < launched.size(); i++) {
+                abandon(launched.get(i));
+            }
             workers = started.toArray(new Worker[0]);
             shutdownNow();
             throw e;
@@ -159,10 +164,11 @@ public final class ProcessPool implements AutoCloseable {
         final int id = workerSeq.incrementAndGet();
         final Path ringPath = folder.resolve(name + "-worker-" + id + ".ring");
         RingFile rings = null;
+        Process p = null;
         try {
             Files.createDirectories(folder);
             rings = RingFile.create(ringPath, config.ringCapacity);
-            final Process p = launcher.launch(id, ringPath);
+            p = launcher.launch(id, ringPath);
             final String prefix = "[" + name + " worker-" + id + "] ";
             final Worker w = new Worker(id, p,
                 rings,
@@ -170,13 +176,31 @@ public final class ProcessPool implements AutoCloseable {
                 new OutputForwarder(p.getErrorStream(), prefix, config.err, name + "-worker-" + id + "-err"));
             w.resultSink = (buffer, offset, length) -> onResult(w, buffer, offset, length);
             return w;
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            if (p != null) {
+                p.destroyForcibly();
+                waitExit(p);
+            }
             if (rings != null) {
                 rings.unlink();
                 rings.close();
             }
-            throw new UncheckedIOException("cannot start worker " + id, e);
+            launcher.deleteArgFile(id);
+            if (e instanceof IOException) {
+                throw new UncheckedIOException("cannot start worker " + id, (IOException) e);
+            }
+            throw (RuntimeException) e;
         }
+    }
+
+    /** Kills a worker that never joined the pool and removes its files and mappings. */
+    private void abandon(Worker w) {
+        w.process.destroyForcibly();
+        waitExit(w.process);
+        w.stderr.awaitEnd(1000);
+        w.rings.unlink();
+        launcher.deleteArgFile(w.id);
+        w.unmap();
     }
 
     /** Waits for the worker's HELLO; on failure kills it, cleans up and throws with its stderr. */
@@ -191,12 +215,7 @@ public final class ProcessPool implements AutoCloseable {
         final Idler idler = Idler.forPolling();
         while (!hello[0]) {
             if (!w.process.isAlive() || System.nanoTime() - deadline > 0 || shutdownNow) {
-                w.process.destroyForcibly();
-                waitExit(w.process);
-                w.stderr.awaitEnd(1000);
-                w.rings.unlink();
-                launcher.deleteArgFile(w.id);
-                w.unmap();
+                abandon(w);
                 throw new IllegalStateException("worker " + w.id + " failed to start (exit code "
                     + (w.process.isAlive() ? "none: timed out" : String.valueOf(w.process.exitValue()))
                     + "); last stderr lines: " + w.stderr.tail());
@@ -300,8 +319,17 @@ public final class ProcessPool implements AutoCloseable {
             sharing.close();
             throw e;
         }
-        for (Task t : tasks) {
-            enqueue(t);
+        for (int i = 0; i < tasks.size(); i++) {
+            try {
+                enqueue(tasks.get(i));
+            } catch (RuntimeException e) {
+                // enqueue counted the refused task done; the rest never run: count them too, so the batch
+                // releases its pinned arrays and shared copies
+                for (int j = i + 1; j < tasks.size(); j++) {
+                    tasks.get(j).batch.taskDone();
+                }
+                throw e;
+            }
         }
         final List<R> results = new ArrayList<>(tasks.size());
         RuntimeException failure = null;

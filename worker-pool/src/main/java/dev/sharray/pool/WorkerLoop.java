@@ -106,6 +106,10 @@ final class WorkerLoop {
                 onTask(buffer, offset, length);
                 break;
             case Protocol.RELEASE:
+                if (length != 9) {
+                    System.err.println("sharray worker: protocol error: release message of " + length + " bytes");
+                    System.exit(70);
+                }
                 arrays.releaseResult(buffer.getLong(offset + 1, ByteOrder.LITTLE_ENDIAN));
                 break;
             case Protocol.STOP:
