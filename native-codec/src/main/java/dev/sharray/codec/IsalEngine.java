@@ -25,6 +25,15 @@ final class IsalEngine extends AddressEngine {
 
     @Override
     void dotPointers(Tables t, long srcPtrs, long dstPtrs, long len, boolean acc) {
+        try {
+            dotPointersUnfenced(t, srcPtrs, dstPtrs, len, acc);
+        } finally {
+            // ISA-L reads the tables through a raw address: keep their JNA Memory (freed by a Cleaner) alive
+            java.lang.ref.Reference.reachabilityFence(t);
+        }
+    }
+
+    private void dotPointersUnfenced(Tables t, long srcPtrs, long dstPtrs, long len, boolean acc) {
         long g = ((IsalTables) t).address;
         if (len > MAX_CALL) {
             sliced(t, srcPtrs, dstPtrs, len, acc);
