@@ -21,10 +21,6 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Encodes a file into k + m shard files. The whole file is one stripe: data shard i holds bytes
@@ -64,8 +60,8 @@ public final class FileEncoder {
                                 Parallel io) {
         long t0 = System.nanoTime();
         Inputs.requireReadableFile(input);
-        boolean createdDir = prepareDir(outDir, force);
         ErasureCodec.builder(k, m).matrix(matrix); // validates k and m before anything is written
+        boolean createdDir = prepareDir(outDir, force);
         int n = k + m;
         boolean done = false;
         try (FileChannel in = FileChannel.open(input, StandardOpenOption.READ); StagedFiles staged = new StagedFiles()) {
@@ -110,15 +106,10 @@ public final class FileEncoder {
         int n = k + m;
         int window = (int) Math.min(Windows.WINDOW, Math.max(shardLen, 1));
         EncodeJob job = new EncodeJob(input.toAbsolutePath().toString(), length, shardLen, k, m, matrix, window);
-        ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "sharray-writer");
-            t.setDaemon(true);
-            return t;
-        });
         try (SharedArray parity = SharedArray.create(DType.UINT8, 2L * m, window);
-             Progress progress = Progress.start("encode", k * shardLen)) {
+             Progress progress = Progress.start("encode", k * shardLen);
+             WriteBehind writer = new WriteBehind()) {
             ByteBuffer zeros = ByteBuffer.allocateDirect(window);
-            Future<?> pending = null;
             long computeNanos = 0;
             long waitNanos = 0;
             int buffer = 0;
@@ -133,14 +124,14 @@ public final class FileEncoder {
                 List<int[]> partCrcs = compute.map(part -> WindowCoder.encode(job, parity, part), parts);
                 long tw = System.nanoTime();
                 computeNanos += tw - tc;
-                await(pending);
+                writer.await();
                 waitNanos += System.nanoTime() - tw;
                 for (int p = 0; p < parts.size(); p++) {
                     for (int i = 0; i < n; i++) {
                         crcs[i] = Crc32c.combine(crcs[i], partCrcs.get(p)[i], parts.get(p)[2]);
                     }
                 }
-                pending = writer.submit(() -> {
+                writer.submit(() -> {
                     io.map(i -> {
                         if (i < k) {
                             writeData(in, length, i * shardLen + col, w, out[i], zeros);
@@ -155,35 +146,12 @@ public final class FileEncoder {
                 buffer ^= 1;
             }
             long tw = System.nanoTime();
-            await(pending);
+            writer.await();
             waitNanos += System.nanoTime() - tw;
             if (Ui.verbose()) {
                 Ui.info(String.format("encode: %.3f s coding on %s, %.3f s waiting for writes", computeNanos / 1e9,
                     compute.describe(), waitNanos / 1e9));
             }
-        } finally {
-            writer.shutdownNow();
-        }
-    }
-
-    private static void await(Future<?> f) throws IOException {
-        if (f == null) {
-            return;
-        }
-        try {
-            f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof TaskFailedException t && t.getCause() instanceof IOException io) {
-                throw io;
-            }
-            if (c instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new TaskFailedException(c);
         }
     }
 

@@ -5,7 +5,6 @@ import dev.sharray.SharedArray;
 import dev.sharray.cli.Parallel;
 import dev.sharray.cli.Progress;
 import dev.sharray.cli.SharedMemory;
-import dev.sharray.cli.TaskFailedException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -13,10 +12,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Walks a shard set window by window: the workers rebuild the damaged shards' window into shared scratch
@@ -88,19 +83,14 @@ final class WindowReconstructor {
         int window = (int) Math.min(Math.max(64 << 10, ((32L << 20) / Math.max(1, rows)) & ~63L), Windows.WINDOW);
         window = (int) Math.min(window, Math.max(1, shardLen));
         FileChannel[] in = new FileChannel[n];
-        ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "sharray-writer");
-            t.setDaemon(true);
-            return t;
-        });
         try (SharedArray scratch = SharedArray.create(DType.UINT8, Math.max(1, 2L * rows), window);
-             Progress progress = Progress.start(task, k * shardLen)) {
+             Progress progress = Progress.start(task, k * shardLen);
+             WriteBehind writer = new WriteBehind()) {
             for (int i = 0; i < n; i++) {
                 if (present[i]) {
                     in[i] = FileChannel.open(set.entries().get(i).path(), StandardOpenOption.READ);
                 }
             }
-            Future<?> pending = null;
             int buffer = 0;
             for (long c0 = 0; c0 < shardLen; c0 += window) {
                 int w = (int) Math.min(window, shardLen - c0);
@@ -116,47 +106,21 @@ final class WindowReconstructor {
                     ReconstructJob job = new ReconstructJob(paths, present, rowsNow, k, h.m(), h.matrix(), window, dataOnly);
                     compute.map(part -> WindowCoder.reconstruct(job, scratch, part), Windows.split(c0, w, compute.workers()));
                 }
-                await(pending);
                 Window win = new Window(c0, w, rebuilt, in);
-                pending = writer.submit(() -> {
+                writer.submit(() -> {
                     sink.accept(win);
                     progress.advance((long) k * win.w());
                     return null;
                 });
                 buffer ^= 1;
             }
-            await(pending);
+            writer.await();
         } finally {
-            writer.shutdownNow();
             for (FileChannel ch : in) {
                 if (ch != null) {
                     ch.close();
                 }
             }
-        }
-    }
-
-    static void await(Future<?> f) throws IOException {
-        if (f == null) {
-            return;
-        }
-        try {
-            f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof IOException io) {
-                throw io;
-            }
-            if (c instanceof TaskFailedException t && t.getCause() instanceof IOException io) {
-                throw io;
-            }
-            if (c instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new TaskFailedException(c);
         }
     }
 }
