@@ -150,7 +150,6 @@ class EcEndToEndTest {
         Path input = randomFile(dir.resolve("big.bin"), length, 200);
         String hash = sha256(input);
         Path shards = dir.resolve("big.shards");
-        long t0 = System.nanoTime();
         Cli.Result enc = Cli.run(null, "ec", "encode", input.toString(), "-o", shards.toString(), "--workers", "2");
         assertEquals(0, enc.exit(), enc::toString);
         Files.delete(shard(shards, 0));
@@ -163,7 +162,6 @@ class EcEndToEndTest {
         Cli.Result dec = Cli.run(null, "ec", "decode", shards.toString(), "-o", out.toString(), "--workers", "2");
         assertEquals(0, dec.exit(), dec::toString);
         assertEquals(hash, sha256(out));
-        assertTrue(System.nanoTime() - t0 < 60e9, "200 MiB round trip took too long");
     }
 
     @Test

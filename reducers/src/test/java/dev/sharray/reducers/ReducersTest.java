@@ -115,10 +115,14 @@ class ReducersTest {
         // a record class name pointing at a non-record is refused
         final byte[] notRecord = r.toBytes(new Item("n", 1, 1, Mode.FAST, List.of(), Map.of()));
         final String itemName = Item.class.getName();
+        // (an existing class of the same name length, so only the record check can refuse it)
+        final String nope = Nope.class.getName();
+        assertEquals(itemName.length(), nope.length());
         final byte[] swapped = new String(notRecord, java.nio.charset.StandardCharsets.ISO_8859_1)
-            .replace(itemName, "java.lang.Thread" + "x".repeat(itemName.length() - "java.lang.Thread".length()))
+            .replace(itemName, nope)
             .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
-        assertThrows(MalformedDataException.class, () -> r.fromBytes(swapped));
+        final MalformedDataException refused = assertThrows(MalformedDataException.class, () -> r.fromBytes(swapped));
+        assertTrue(refused.getMessage().contains("is not a record"), refused.getMessage());
     }
 
     @Test
@@ -205,6 +209,12 @@ class ReducersTest {
             System.arraycopy(db, 0, msg, 5, db.length);
             final MalformedDataException e = assertThrows(MalformedDataException.class, () -> Reducers.defaults().fromBytes(msg));
             assertTrue(e.getMessage().contains("none may be opened"), e.getMessage());
+        }
+    }
+
+    /** A class that is not a record, with a name as long as {@code Item}'s. */
+    static final class Nope {
+        private Nope() {
         }
     }
 }

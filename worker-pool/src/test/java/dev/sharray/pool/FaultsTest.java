@@ -139,6 +139,7 @@ class FaultsTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(30)
     void shutdownNowKillsRunningAndQueuedTasks() throws Exception {
         final ProcessPool pool = ProcessPool.create(1);
         final CompletableFuture<Integer> running = pool.submit((Integer x) -> {
@@ -147,9 +148,7 @@ class FaultsTest {
         }, 1);
         final CompletableFuture<Integer> queued = pool.submit((Integer x) -> x, 2);
         Thread.sleep(200);
-        final long start = System.nanoTime();
-        pool.shutdownNow();
-        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10));
+        pool.shutdownNow(); // kills: does not wait for the 60 s task (this test's 30 s timeout would fail)
         assertThrows(CancellationException.class, running::join);
         assertThrows(CancellationException.class, queued::join);
         assertThrows(IllegalStateException.class, () -> pool.submit((Integer x) -> x, 1));
