@@ -91,6 +91,14 @@ class BadInputTest {
         assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", dir.toString()), 1, "is a directory");
         assertEquals(0, Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString(), "--force").exit());
         assertEquals(inputHash, EcEndToEndTest.sha256(out));
+        // --force never lets an output replace an input shard, nor an encode overwrite its own input
+        Path shard3 = EcEndToEndTest.shard(shards, 3);
+        String shard3Hash = EcEndToEndTest.sha256(shard3);
+        assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", shard3.toString(), "--force"), 1,
+            "is a shard file");
+        assertFails(Cli.runThreads(null, "ec", "encode", shard3.toString(), "-o", shards.toString(), "--force"), 1,
+            "is a shard file");
+        assertEquals(shard3Hash, EcEndToEndTest.sha256(shard3));
         Path notDir = dir.resolve("file-not-dir");
         Files.writeString(notDir, "x");
         assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-o", notDir.toString()), 1, "not a directory");

@@ -60,6 +60,7 @@ public final class FileEncoder {
                                 Parallel io) {
         long t0 = System.nanoTime();
         Inputs.requireReadableFile(input);
+        Inputs.requireNotAShard(input, outDir); // encoding would replace (or remove) its own input
         ErasureCodec.builder(k, m).matrix(matrix); // validates k and m before anything is written
         boolean createdDir = prepareDir(outDir, force);
         int n = k + m;

@@ -29,6 +29,27 @@ public final class Inputs {
     }
 
     /**
+     * Refuses an output path that is a shard file of {@code shardDir}: the inputs are never overwritten,
+     * even with --force.
+     *
+     * @param output   a file about to be written
+     * @param shardDir the shard folder being read
+     * @throws CliException when {@code output} would replace a shard
+     */
+    public static void requireNotAShard(Path output, Path shardDir) {
+        Path parent = output.toAbsolutePath().normalize().getParent();
+        boolean inDir;
+        try {
+            inDir = parent != null && Files.isDirectory(parent) && Files.isSameFile(parent, shardDir);
+        } catch (java.io.IOException e) {
+            inDir = false;
+        }
+        if (inDir && ShardFiles.NAME.matcher(output.getFileName().toString()).matches()) {
+            throw new CliException("output " + output + " is a shard file of " + shardDir + ": the input is never overwritten");
+        }
+    }
+
+    /**
      * @param output a file about to be written
      * @param force  whether an existing file may be replaced
      * @throws CliException when it is a directory, exists without force, or its folder is missing
