@@ -1,7 +1,8 @@
 package dev.sharray.docs;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sharray.DType;
 import dev.sharray.SharedArray;
@@ -20,7 +21,7 @@ class DescriptorFormatDocTest {
 
     @Test
     void pythonSnippetOpensTransposedReversedView(@TempDir Path dir) throws Exception {
-        assumeTrue(numpy(), "needs numpy for /usr/bin/python3 (run-tests.sh installs python3-numpy)");
+        assertTrue(numpy(), "needs numpy for /usr/bin/python3 (run-tests.sh installs python3-numpy)");
         String snippet = DocFiles.block("descriptor-format.md", "<!-- python-reader", "python");
         try (SharedArray a = SharedArray.create(DType.FLOAT64, 3, 4)) {
             double[] v = new double[12];
