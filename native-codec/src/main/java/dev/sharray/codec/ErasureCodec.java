@@ -31,6 +31,11 @@ public final class ErasureCodec {
     public static final int MAX_SHARDS = 256;
     /** Bound on cached decode plans; patterns beyond it are computed per call (still correct). */
     private static final int MAX_CACHED_PLANS = 4096;
+    /**
+     * Bound on the native table memory of cached plans (a plan holds up to k×m coefficients of 40 table
+     * bytes each, twice: ~1.3 MB for RS(128,128)), so a wide code cannot pin gigabytes.
+     */
+    private static final long MAX_CACHED_PLAN_BYTES = 64L << 20;
 
     private final int k;
     private final int m;
@@ -45,6 +50,7 @@ public final class ErasureCodec {
     private final boolean[] parityFlags;
     private final boolean[] readOnlyFlags;
     private final ConcurrentHashMap<PatternKey, DecodePlan> plans = new ConcurrentHashMap<>();
+    private final int maxCachedPlans;
 
     private ErasureCodec(int k, int m, Matrix matrix, Engine engine) {
         this.k = k;
@@ -53,6 +59,8 @@ public final class ErasureCodec {
         this.matrix = matrix;
         this.generator = matrix.generate(k, m);
         this.engine = engine;
+        long planBytes = 2L * k * m * 40;
+        this.maxCachedPlans = (int) Math.max(16, Math.min(MAX_CACHED_PLANS, MAX_CACHED_PLAN_BYTES / planBytes));
         this.checks = new Checks(k, n);
         this.encodeTables = engine.prepare(Arrays.copyOfRange(generator, k, n));
         this.columnTables = new Tables[k];
@@ -517,7 +525,7 @@ public final class ErasureCodec {
             return plan;
         }
         plan = DecodePlan.create(generator, k, present, engine);
-        if (plans.size() < MAX_CACHED_PLANS) {
+        if (plans.size() < maxCachedPlans) {
             DecodePlan raced = plans.putIfAbsent(probe.copy(), plan);
             if (raced != null) {
                 return raced;
