@@ -27,6 +27,28 @@ public final class JvmFlags {
     }
 
     /**
+     * The command line of a JVM like this one (same {@code java}, this classpath, the project's flags and
+     * {@code -Dchronicle.analytics.disable=true}) running {@code mainClass}.
+     *
+     * @param jvmOptions extra options, after the project's flags so they can override them
+     * @param mainClass a class with a main method on this JVM's classpath
+     * @param args program arguments
+     * @return the command, ready for {@link ProcessBuilder}
+     */
+    public static List<String> javaCommand(List<String> jvmOptions, String mainClass, String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(forCurrentJvm());
+        cmd.add("-Dchronicle.analytics.disable=true");
+        cmd.addAll(jvmOptions);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(mainClass);
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    /**
      * @param feature a JDK feature version such as 17 or 25
      * @return the flags for that JDK
      */

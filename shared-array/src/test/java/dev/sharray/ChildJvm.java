@@ -6,7 +6,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -35,22 +34,13 @@ public final class ChildJvm implements AutoCloseable {
      * @return the running child
      */
     public static ChildJvm start(Class<?> mainClass, List<String> jvmOptions, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(JvmFlags.forCurrentJvm());
-        cmd.add("-Xmx256m");
-        cmd.add("-XX:+UseSerialGC");
-        cmd.add("-XX:TieredStopAtLevel=1");
-        cmd.add("-Dchronicle.analytics.disable=true");
+        List<String> options = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
         String tempFolder = System.getProperty("sharray.tempFolder");
         if (tempFolder != null) {
-            cmd.add("-Dsharray.tempFolder=" + tempFolder);
+            options.add("-Dsharray.tempFolder=" + tempFolder);
         }
-        cmd.addAll(jvmOptions);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(mainClass.getName());
-        cmd.addAll(List.of(args));
+        options.addAll(jvmOptions);
+        List<String> cmd = JvmFlags.javaCommand(options, mainClass.getName(), args);
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         return new ChildJvm(pb.start());

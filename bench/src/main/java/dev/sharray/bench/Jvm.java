@@ -1,13 +1,12 @@
 package dev.sharray.bench;
 
+import dev.sharray.JvmFlags;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -36,15 +35,7 @@ public final class Jvm implements AutoCloseable {
      * @throws IOException when it cannot start
      */
     public static Jvm start(Class<?> mainClass, List<String> jvmOptions, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(JmhLauncher.forkFlags());
-        cmd.addAll(jvmOptions);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(mainClass.getName());
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
+        ProcessBuilder pb = new ProcessBuilder(JvmFlags.javaCommand(jvmOptions, mainClass.getName(), args));
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         return new Jvm(pb.start());
     }
