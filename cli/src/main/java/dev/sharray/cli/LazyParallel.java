@@ -1,24 +1,73 @@
 package dev.sharray.cli;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.IntFunction;
+import java.util.stream.IntStream;
 
-/** A {@link Parallel} created on first use, so commands that turn out to need no workers start none. */
+/**
+ * A {@link Parallel} created on first use, so commands that turn out to need no workers start none; or
+ * started early in the background ({@link #startEarly}) so worker start-up overlaps the caller's own set-up.
+ */
 final class LazyParallel implements Parallel {
     private final int workers;
     private final IntFunction<Parallel> factory;
-    private Parallel delegate;
+    private CompletableFuture<Parallel> delegate;
 
     LazyParallel(int workers, IntFunction<Parallel> factory) {
         this.workers = workers;
         this.factory = factory;
     }
 
-    private synchronized Parallel delegate() {
+    private synchronized CompletableFuture<Parallel> delegateFuture() {
         if (delegate == null) {
-            delegate = factory.apply(workers);
+            delegate = CompletableFuture.completedFuture(factory.apply(workers));
         }
         return delegate;
+    }
+
+    private Parallel delegate() {
+        try {
+            return delegateFuture().join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Starts the workers on a background thread and runs {@code warmUp} once on each of them, so the first
+     * {@link #map} finds them ready. A start failure is thrown by the first {@link #map}; a warm-up failure
+     * is ignored (the real tasks will report it).
+     */
+    @Override
+    public synchronized void startEarly(ParallelTask<Integer, ?> warmUp) {
+        if (delegate != null) {
+            return;
+        }
+        CompletableFuture<Parallel> started = new CompletableFuture<>();
+        Thread starter = new Thread(() -> {
+            Parallel p;
+            try {
+                p = factory.apply(workers);
+            } catch (Throwable t) {
+                started.completeExceptionally(t);
+                return;
+            }
+            try {
+                // one task per idle worker: each worker loads the classes and native code the tasks need
+                p.map(warmUp, IntStream.range(0, workers).boxed().toList());
+            } catch (RuntimeException ignored) {
+                // the real tasks fail with the reason
+            }
+            started.complete(p);
+        }, "sharray-pool-start");
+        starter.setDaemon(true);
+        starter.start();
+        delegate = started;
     }
 
     @Override
@@ -37,9 +86,20 @@ final class LazyParallel implements Parallel {
     }
 
     @Override
-    public synchronized void close() {
-        if (delegate != null) {
-            delegate.close();
+    public void close() {
+        CompletableFuture<Parallel> d;
+        synchronized (this) {
+            d = delegate;
         }
+        if (d == null) {
+            return;
+        }
+        Parallel p;
+        try {
+            p = d.join(); // a start in progress finishes first, so no worker outlives close()
+        } catch (CompletionException e) {
+            return; // never started: nothing to stop
+        }
+        p.close();
     }
 }

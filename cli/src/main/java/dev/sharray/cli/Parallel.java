@@ -3,8 +3,8 @@ package dev.sharray.cli;
 import java.util.List;
 
 /**
- * Runs tasks in parallel and returns their results in order. {@link Parallels#create(int)} picks the
- * implementation (today: threads in this JVM; the worker-pool version swaps in behind this interface).
+ * Runs tasks in parallel and returns their results in order. {@link Parallels#create(int, Workload)} picks the
+ * implementation: worker JVMs or threads in this JVM.
  */
 public interface Parallel extends AutoCloseable {
     /** @return how many tasks run at once */
@@ -22,6 +22,16 @@ public interface Parallel extends AutoCloseable {
      * @throws RuntimeException the first task failure, after all tasks ended
      */
     <T, R> List<R> map(ParallelTask<T, R> task, List<? extends T> args);
+
+    /**
+     * Starts the workers now, in the background, and runs {@code warmUp} once on each (loading what the real
+     * tasks need), so worker start-up overlaps the caller's own set-up. Does nothing where there is nothing to
+     * start.
+     *
+     * @param warmUp a task run once per worker with the worker's number; its result is ignored
+     */
+    default void startEarly(ParallelTask<Integer, ?> warmUp) {
+    }
 
     @Override
     void close();

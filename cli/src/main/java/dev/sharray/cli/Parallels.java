@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * Chooses the {@link Parallel} implementation: the one place to switch between worker JVMs and threads.
- * {@link #create(int)} gives the worker pool (set {@code SHARRAY_PARALLEL=threads} to run the same tasks on
+ * {@link #create(int, Workload)} gives the worker pool (set {@code SHARRAY_PARALLEL=threads} to run the same tasks on
  * threads instead); {@link #local(int)} gives threads for tasks that hold process-local state (buffers,
  * channels) such as checksumming and writing files.
  */
@@ -13,23 +13,26 @@ public final class Parallels {
     }
 
     /**
-     * @param workers how many tasks run at once, at least 1
+     * @param workers  how many tasks run at once, at least 1
+     * @param workload where the tasks' hot loops run (decides the workers' JIT)
      * @return a pool of worker JVMs (or threads when {@code SHARRAY_PARALLEL=threads}); close it when done
      */
-    public static Parallel create(int workers) {
+    public static Parallel create(int workers, Workload workload) {
         String mode = System.getProperty("sharray.parallel", System.getenv("SHARRAY_PARALLEL"));
         if (mode != null && mode.toLowerCase(Locale.ROOT).startsWith("thread")) {
             return local(workers);
         }
-        return new PoolParallel(Math.max(1, workers));
+        return new PoolParallel(Math.max(1, workers), workload);
     }
 
     /**
-     * @param workers how many tasks run at once, at least 1
-     * @return what {@link #create(int)} gives, started only when first used; close it when done
+     * @param workers  how many tasks run at once, at least 1
+     * @param workload where the tasks' hot loops run
+     * @return what {@link #create(int, Workload)} gives, started only when first used (or on
+     *         {@link Parallel#startEarly}); close it when done
      */
-    public static Parallel lazy(int workers) {
-        return new LazyParallel(Math.max(1, workers), Parallels::create);
+    public static Parallel lazy(int workers, Workload workload) {
+        return new LazyParallel(Math.max(1, workers), n -> create(n, workload));
     }
 
     /**

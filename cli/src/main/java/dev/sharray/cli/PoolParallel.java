@@ -9,9 +9,12 @@ final class PoolParallel implements Parallel {
     private final ProcessPool pool;
     private final int workers;
 
-    PoolParallel(int workers) {
+    PoolParallel(int workers, Workload workload) {
         this.workers = workers;
         List<String> options = new ArrayList<>();
+        if (workload == Workload.NATIVE_LOOPS) {
+            options.add("-XX:TieredStopAtLevel=1");
+        }
         for (String p : new String[] {"sharray.tempFolder", "sharray.leakDetection"}) {
             String v = System.getProperty(p);
             if (v != null) {

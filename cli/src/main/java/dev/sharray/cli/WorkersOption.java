@@ -26,9 +26,12 @@ public final class WorkersOption {
         + "(no worker start-up; also SHARRAY_PARALLEL=threads).")
     boolean threads;
 
-    /** @return a runner for the coding work: worker JVMs (started on first use) or, with --threads, threads */
-    public Parallel compute() {
-        return threads ? Parallels.local(workers) : Parallels.lazy(workers);
+    /**
+     * @param workload where the tasks' hot loops run
+     * @return a runner for the parallel work: worker JVMs (started on first use) or, with --threads, threads
+     */
+    public Parallel compute(Workload workload) {
+        return threads ? Parallels.local(workers) : Parallels.lazy(workers, workload);
     }
 
     /** @return the chosen worker count */

@@ -5,6 +5,7 @@ import dev.sharray.cli.Sizes;
 import dev.sharray.cli.TextTable;
 import dev.sharray.cli.Ui;
 import dev.sharray.cli.WorkersOption;
+import dev.sharray.cli.Workload;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
@@ -30,7 +31,7 @@ public final class DemoCommand implements Callable<Integer> {
     public Integer call() {
         long bytes = DemoSizer.fit(size);
         long t0 = System.nanoTime();
-        try (Parallel parallel = workers.compute()) {
+        try (Parallel parallel = workers.compute(Workload.JAVA_LOOPS)) {
             String started = parallel.describe(); // starts the worker JVMs
             DemoStep start = new DemoStep("start " + started, 0, (System.nanoTime() - t0) / 1e9, -1);
             StripeLayout layout = StripeLayout.plan(bytes, 10, 4, parallel.workers());

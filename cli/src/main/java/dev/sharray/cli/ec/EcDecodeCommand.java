@@ -5,6 +5,7 @@ import dev.sharray.cli.Parallels;
 import dev.sharray.cli.Sizes;
 import dev.sharray.cli.Ui;
 import dev.sharray.cli.WorkersOption;
+import dev.sharray.cli.Workload;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -32,7 +33,7 @@ public final class EcDecodeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Inputs.requireWritableOutput(output, force);
-        try (Parallel compute = workers.compute(); Parallel io = Parallels.local(workers.workers())) {
+        try (Parallel compute = workers.compute(Workload.NATIVE_LOOPS); Parallel io = Parallels.local(workers.workers())) {
             ShardSet set = ShardSet.scan(dir, io);
             int damaged = set.entries().size() - set.intactCount();
             double secs = FileDecoder.decode(set, output, force, compute, io);

@@ -5,6 +5,7 @@ import dev.sharray.cli.Parallels;
 import dev.sharray.cli.Sizes;
 import dev.sharray.cli.Ui;
 import dev.sharray.cli.WorkersOption;
+import dev.sharray.cli.Workload;
 import dev.sharray.codec.ErasureCodec;
 import dev.sharray.codec.Matrix;
 import java.nio.file.Path;
@@ -54,7 +55,7 @@ public final class EcEncodeCommand implements Callable<Integer> {
         }
         Path dir = out != null ? out : file.resolveSibling(file.getFileName() + ".shards");
         Inputs.requireReadableFile(file);
-        try (Parallel compute = workers.compute(); Parallel io = Parallels.local(workers.workers())) {
+        try (Parallel compute = workers.compute(Workload.NATIVE_LOOPS); Parallel io = Parallels.local(workers.workers())) {
             FileEncoder.Result r = FileEncoder.encode(file, dir, k, m, matrix, force, compute, io);
             ShardHeader h = r.header();
             Ui.info(String.format("encoded %s (%s) into %d+%d shards of %s in %s: %.2f s, %s on %s", file,

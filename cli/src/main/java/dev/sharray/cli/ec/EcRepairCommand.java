@@ -4,6 +4,7 @@ import dev.sharray.cli.Parallel;
 import dev.sharray.cli.Parallels;
 import dev.sharray.cli.Ui;
 import dev.sharray.cli.WorkersOption;
+import dev.sharray.cli.Workload;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -24,7 +25,7 @@ public final class EcRepairCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try (Parallel compute = workers.compute(); Parallel io = Parallels.local(workers.workers())) {
+        try (Parallel compute = workers.compute(Workload.NATIVE_LOOPS); Parallel io = Parallels.local(workers.workers())) {
             ShardSet set = ShardSet.scan(dir, io);
             List<Integer> fixed = ShardRepairer.repair(set, compute, io);
             if (fixed.isEmpty()) {

@@ -2,6 +2,7 @@ package dev.sharray.cli.ec;
 
 import dev.sharray.SharedArray;
 import dev.sharray.cli.SharedMemory;
+import dev.sharray.codec.Matrix;
 import dev.sharray.codec.SharedStripes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -19,6 +20,21 @@ import java.util.zip.CRC32C;
  */
 public final class WindowCoder {
     private WindowCoder() {
+    }
+
+    /**
+     * Loads, in a worker, what {@link #encode} needs (the codec with its native code and tables, the
+     * checksum), so the first window does not pay for it.
+     *
+     * @param k      data shards
+     * @param m      parity shards
+     * @param matrix generator matrix
+     * @return null
+     */
+    public static Void warmUp(int k, int m, Matrix matrix) {
+        SharedStripes.codec(k, m, matrix);
+        new CRC32C().update(ByteBuffer.allocateDirect(64));
+        return null;
     }
 
     /**

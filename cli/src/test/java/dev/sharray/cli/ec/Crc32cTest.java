@@ -25,4 +25,21 @@ class Crc32cTest {
         }
         assertEquals(crc(data, 0, 5), Crc32c.combine(crc(data, 0, 5), crc(data, 5, 0), 0));
     }
+
+    @Test
+    void combineHandlesPartsLongerThan4GiB() {
+        byte[] head = "sharray".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocateDirect(1 << 20);
+        long tail = (4L << 30) + 123; // past 2^32 bytes: exercises the high powers of x
+        CRC32C whole = new CRC32C();
+        whole.update(head);
+        CRC32C part = new CRC32C();
+        for (long done = 0; done < tail; ) {
+            int n = (int) Math.min(zeros.capacity(), tail - done);
+            whole.update(zeros.duplicate().limit(n));
+            part.update(zeros.duplicate().limit(n));
+            done += n;
+        }
+        assertEquals((int) whole.getValue(), Crc32c.combine(crc(head, 0, head.length), (int) part.getValue(), tail));
+    }
 }
