@@ -187,7 +187,9 @@ final class WorkerLoop {
                 length = valueWriter.position();
                 holds = arrays.resultHoldsArrays();
             } catch (Throwable t) {
-                arrays.abandonResult();
+                // e.g. a reducer threw after an array of the result was written: release what the result
+                // would have carried (the function's own arrays too), then report the failure instead
+                arrays.abandonResult(t);
                 error = t;
                 length = 0;
             }
