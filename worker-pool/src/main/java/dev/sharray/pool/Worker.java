@@ -1,6 +1,7 @@
 package dev.sharray.pool;
 
 import org.agrona.ExpandableArrayBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.IntHashSet;
 
 import java.io.IOException;
@@ -35,7 +36,10 @@ final class Worker {
     /** Stateless functions this worker has cached; guarded by sendLock. */
     private final IntHashSet knownFunctions = new IntHashSet();
     private final Frames.Writer writer;
+    /** Staging for messages too long for one ring record (and for control messages). */
     private final ExpandableArrayBuffer sendBuffer = new ExpandableArrayBuffer(256);
+    /** Whether a send blocked on a full ring should keep waiting; one instance, so sends allocate nothing. */
+    private final java.util.function.BooleanSupplier keepSending = this::sendable;
     /** Result sink bound to this worker, created once so polling allocates nothing. */
     Frames.Sink resultSink;
     long pid;
@@ -57,7 +61,9 @@ final class Worker {
     }
 
     /**
-     * Sends a task to this (claimed) worker.
+     * Sends a task to this (claimed) worker. A message that fits one ring record is encoded straight into
+     * the ring (the argument bytes are copied once, from the task into the ring); a longer one is staged in
+     * {@link #sendBuffer} and fragmented.
      *
      * @return false when the worker died or is stopping: the message may be incomplete
      */
@@ -67,31 +73,61 @@ final class Worker {
             if (state.get() != BUSY) {
                 return false;
             }
-            final ExpandableArrayBuffer b = sendBuffer;
-            b.putByte(0, Protocol.TASK);
-            b.putLong(1, t.id, ByteOrder.LITTLE_ENDIAN);
-            int pos = Protocol.TASK_HEADER;
             final FunctionCodec.Encoded fn = t.fn;
+            final byte mode;
             if (fn.id != 0 && knownFunctions.contains(fn.id)) {
-                b.putByte(pos, Protocol.FN_REF);
-                b.putInt(pos + 1, fn.id, ByteOrder.LITTLE_ENDIAN);
-                pos += 5;
+                mode = Protocol.FN_REF;
             } else {
-                b.putByte(pos, fn.id != 0 ? Protocol.FN_DEFINE : Protocol.FN_INLINE);
-                b.putInt(pos + 1, fn.id, ByteOrder.LITTLE_ENDIAN);
-                b.putInt(pos + 5, fn.bytes.length, ByteOrder.LITTLE_ENDIAN);
-                b.putBytes(pos + 9, fn.bytes);
-                pos += 9 + fn.bytes.length;
+                mode = fn.id != 0 ? Protocol.FN_DEFINE : Protocol.FN_INLINE;
                 if (fn.id != 0) {
                     knownFunctions.add(fn.id);
                 }
             }
-            b.putBytes(pos, t.arg);
-            pos += t.arg.length;
-            return writer.write(b, 0, pos, this::sendable);
+            final long length = taskLength(t, mode);
+            if (length <= writer.maxWhole()) {
+                final int at = writer.claim((int) length, keepSending);
+                if (at < 0) {
+                    return false;
+                }
+                try {
+                    encodeTask(writer.claimed(), at, t, mode);
+                } catch (RuntimeException | Error e) {
+                    writer.abort(at); // never publish half a message
+                    throw e;
+                }
+                writer.commit(at);
+                return true;
+            }
+            final int n = encodeTask(sendBuffer, 0, t, mode);
+            return writer.write(sendBuffer, 0, n, keepSending);
         } finally {
             sendLock.unlock();
         }
+    }
+
+    /** The length of {@code t}'s TASK message when its function goes as {@code mode}; long, so a sum past 2 GiB shows. */
+    static long taskLength(Task t, byte mode) {
+        final long fnPart = mode == Protocol.FN_REF ? 5 : 9L + t.fn.bytes.length;
+        return Protocol.TASK_HEADER + fnPart + t.arg.length;
+    }
+
+    /** Writes {@code t}'s TASK message at {@code offset} (layout in {@link Protocol}); returns its length. */
+    private static int encodeTask(MutableDirectBuffer b, int offset, Task t, byte mode) {
+        b.putByte(offset, Protocol.TASK);
+        b.putLong(offset + 1, t.id, ByteOrder.LITTLE_ENDIAN);
+        int pos = offset + Protocol.TASK_HEADER;
+        final FunctionCodec.Encoded fn = t.fn;
+        b.putByte(pos, mode);
+        b.putInt(pos + 1, fn.id, ByteOrder.LITTLE_ENDIAN);
+        pos += 5;
+        if (mode != Protocol.FN_REF) {
+            b.putInt(pos, fn.bytes.length, ByteOrder.LITTLE_ENDIAN);
+            b.putBytes(pos + 4, fn.bytes);
+            pos += 4 + fn.bytes.length;
+        }
+        b.putBytes(pos, t.arg);
+        pos += t.arg.length;
+        return pos - offset;
     }
 
     /** Sends a one-field control message (RELEASE, STOP); false when the worker is gone. */
@@ -104,7 +140,7 @@ final class Worker {
             }
             sendBuffer.putByte(0, kind);
             sendBuffer.putLong(1, taskId, ByteOrder.LITTLE_ENDIAN);
-            return writer.write(sendBuffer, 0, 9, this::sendable);
+            return writer.write(sendBuffer, 0, 9, keepSending);
         } finally {
             sendLock.unlock();
         }
