@@ -73,6 +73,11 @@ final class TaskArrays implements ArraySharing {
         abandonResult();
     }
 
+    /** @return how many arrays the current task has opened so far (argument and function) */
+    int openedCount() {
+        return opened.size();
+    }
+
     ArrayOpening opening() {
         return opening;
     }

@@ -35,6 +35,8 @@ final class Worker {
     final ReentrantLock sendLock = new ReentrantLock();
     /** Stateless functions this worker has cached; guarded by sendLock. */
     private final IntHashSet knownFunctions = new IntHashSet();
+    /** Map-call functions this worker caches, mirroring its own {@link FunctionCache}; guarded by sendLock. */
+    private final FunctionCache<Boolean> mapFunctions = new FunctionCache<>();
     private final Frames.Writer writer;
     /** Staging for messages too long for one ring record (and for control messages). */
     private final ExpandableArrayBuffer sendBuffer = new ExpandableArrayBuffer(256);
@@ -73,16 +75,7 @@ final class Worker {
             if (state.get() != BUSY) {
                 return false;
             }
-            final FunctionCodec.Encoded fn = t.fn;
-            final byte mode;
-            if (fn.id != 0 && knownFunctions.contains(fn.id)) {
-                mode = Protocol.FN_REF;
-            } else {
-                mode = fn.id != 0 ? Protocol.FN_DEFINE : Protocol.FN_INLINE;
-                if (fn.id != 0) {
-                    knownFunctions.add(fn.id);
-                }
-            }
+            final byte mode = functionMode(t.fn);
             final long length = taskLength(t, mode);
             if (length <= writer.maxWhole()) {
                 final int at = writer.claim((int) length, keepSending);
@@ -105,9 +98,45 @@ final class Worker {
         }
     }
 
+    /**
+     * How a task's function travels to this worker, recording what the worker will have cached once it has
+     * read the message (send lock held): a stateless function once per worker for good, a map call's
+     * function once per worker per call (while the worker's {@link FunctionCache}, mirrored here, keeps
+     * it), any other function inline every time.
+     */
+    private byte functionMode(FunctionCodec.Encoded fn) {
+        if (fn.id != 0) {
+            return knownFunctions.add(fn.id) ? Protocol.FN_DEFINE : Protocol.FN_REF;
+        }
+        if (fn.mapId != 0) {
+            // get() also marks it recently used, exactly as the worker's get() will when it reads the reference
+            if (mapFunctions.get(fn.mapId) != null) {
+                return Protocol.FN_MAP_REF;
+            }
+            mapFunctions.put(fn.mapId, Boolean.TRUE);
+            return Protocol.FN_MAP_DEFINE;
+        }
+        return Protocol.FN_INLINE;
+    }
+
+    /**
+     * Map call {@code mapId} is over: if this worker still caches its function, it is told to drop it. Sent
+     * after the call's last task, so no task of the call can come after it.
+     */
+    void forget(int mapId) {
+        sendLock.lock();
+        try {
+            if (mapFunctions.remove(mapId) != null) {
+                sendControl(Protocol.FORGET, mapId);
+            }
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
     /** The length of {@code t}'s TASK message when its function goes as {@code mode}; long, so a sum past 2 GiB shows. */
     static long taskLength(Task t, byte mode) {
-        final long fnPart = mode == Protocol.FN_REF ? 5 : 9L + t.fn.bytes.length;
+        final long fnPart = mode == Protocol.FN_REF || mode == Protocol.FN_MAP_REF ? 5 : 9L + t.fn.bytes.length;
         return Protocol.TASK_HEADER + fnPart + t.arg.length;
     }
 
@@ -117,10 +146,11 @@ final class Worker {
         b.putLong(offset + 1, t.id, ByteOrder.LITTLE_ENDIAN);
         int pos = offset + Protocol.TASK_HEADER;
         final FunctionCodec.Encoded fn = t.fn;
+        final boolean forMap = mode == Protocol.FN_MAP_DEFINE || mode == Protocol.FN_MAP_REF;
         b.putByte(pos, mode);
-        b.putInt(pos + 1, fn.id, ByteOrder.LITTLE_ENDIAN);
+        b.putInt(pos + 1, forMap ? fn.mapId : fn.id, ByteOrder.LITTLE_ENDIAN);
         pos += 5;
-        if (mode != Protocol.FN_REF) {
+        if (mode != Protocol.FN_REF && mode != Protocol.FN_MAP_REF) {
             b.putInt(pos, fn.bytes.length, ByteOrder.LITTLE_ENDIAN);
             b.putBytes(pos + 4, fn.bytes);
             pos += 4 + fn.bytes.length;
@@ -130,7 +160,7 @@ final class Worker {
         return pos - offset;
     }
 
-    /** Sends a one-field control message (RELEASE, STOP); false when the worker is gone. */
+    /** Sends a one-field control message (RELEASE, STOP, FORGET); false when the worker is gone. */
     boolean sendControl(byte kind, long taskId) {
         sendLock.lock();
         try {
