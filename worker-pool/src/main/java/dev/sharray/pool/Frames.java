@@ -11,7 +11,9 @@ import java.util.function.BooleanSupplier;
 /**
  * Messages of any size over a ring buffer whose records are capped at {@code maxMsgLength}: a message
  * that fits goes as one WHOLE record, a bigger one as FIRST, MIDDLE..., LAST fragments that the
- * reader reassembles. One writer and one reader per ring, as the ring requires.
+ * reader reassembles. One writer and one reader per ring, as the ring requires. A writer that knows a
+ * message's length in advance can also {@link Writer#claim claim} a WHOLE record and encode into the ring
+ * directly.
  */
 final class Frames {
     static final int WHOLE = 1;
@@ -59,6 +61,54 @@ final class Frames {
                 pos += n;
             }
             return true;
+        }
+
+        /** @return the longest message that travels as one WHOLE record, and so can be {@link #claim claimed} */
+        int maxWhole() {
+            return maxFrame;
+        }
+
+        /**
+         * Reserves a WHOLE record of {@code length} bytes in the ring, waiting for the reader to make room, so
+         * the caller encodes the message straight into ring memory (no staging copy). The caller must end the
+         * claim with {@link #commit} or {@link #abort}; until then the reader sees nothing of it.
+         *
+         * @param length      the message length, at most {@link #maxWhole()} (the ring refuses longer ones)
+         * @param keepWaiting asked while the ring is full; {@code false} gives up (peer dead)
+         * @return the index in {@link #claimed()} where the message goes, or -1 when given up
+         */
+        int claim(int length, BooleanSupplier keepWaiting) {
+            if (length > maxFrame) {
+                // the ring would throw too; this names what happened
+                throw new IllegalArgumentException("message of " + length + " bytes cannot be claimed whole (max " + maxFrame + ")");
+            }
+            int index = ring.tryClaim(WHOLE, length);
+            if (index >= 0) {
+                return index;
+            }
+            idler.reset();
+            while ((index = ring.tryClaim(WHOLE, length)) < 0) {
+                if (!keepWaiting.getAsBoolean()) {
+                    return -1;
+                }
+                idler.idle();
+            }
+            return index;
+        }
+
+        /** @return the ring's memory, where a {@link #claim claimed} message is encoded */
+        MutableDirectBuffer claimed() {
+            return ring.buffer();
+        }
+
+        /** Publishes a claimed message to the reader. */
+        void commit(int index) {
+            ring.commit(index);
+        }
+
+        /** Drops a claimed message: the reader skips it as padding. */
+        void abort(int index) {
+            ring.abort(index);
         }
 
         private boolean put(int type, DirectBuffer src, int offset, int length, BooleanSupplier keepWaiting) {

@@ -77,14 +77,28 @@ final class FunctionCodec {
     private FunctionCodec() {
     }
 
-    /** A function ready to send: its bytes, and its id when it is stateless (0 otherwise). */
+    /**
+     * A function ready to send: its bytes, its id when it is stateless (0 otherwise), and the id of the map
+     * call it serves when workers may cache it for that call (0 otherwise).
+     */
     static final class Encoded {
         final int id;
         final byte[] bytes;
+        final int mapId;
 
         Encoded(int id, byte[] bytes) {
+            this(id, bytes, 0);
+        }
+
+        private Encoded(int id, byte[] bytes, int mapId) {
             this.id = id;
             this.bytes = bytes;
+            this.mapId = mapId;
+        }
+
+        /** @return this function as the one of map call {@code mapId}: sent once per worker, then by id */
+        Encoded forMap(int mapId) {
+            return new Encoded(id, bytes, mapId);
         }
     }
 

@@ -74,6 +74,7 @@ public final class ProcessPool implements AutoCloseable {
     private final WorkerLauncher launcher;
     private final AtomicInteger workerSeq = new AtomicInteger();
     private final AtomicLong taskSeq = new AtomicLong();
+    private final AtomicInteger mapSeq = new AtomicInteger();
     private final ConcurrentLinkedDeque<Task> pending = new ConcurrentLinkedDeque<>();
     /** Tasks submitted and not yet completed (queued, running, or being finished). */
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -286,7 +287,10 @@ public final class ProcessPool implements AutoCloseable {
 
     /**
      * Runs {@code fn} on every argument in parallel and returns the results in argument order. The
-     * function is encoded once, and an array appearing in several arguments is shared once.
+     * function is encoded once, and an array appearing in several arguments is shared once. A worker decodes
+     * a function with state (captured values, fields) once per call, not once per task, unless it captured
+     * shared or large arrays (those are opened and released with each task); the tasks of one call that run
+     * on one worker thus share one copy of the function's values, as calls in one JVM would.
      *
      * @param fn   the function
      * @param args the arguments
@@ -310,8 +314,23 @@ public final class ProcessPool implements AutoCloseable {
         final SharingSession sharing = newSharing();
         final List<Task> tasks = new ArrayList<>(args.size());
         try {
-            final FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
-            final Task.Batch batch = new Task.Batch(args.size(), sharing::close);
+            FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
+            Runnable release = sharing::close;
+            // a function with state (captured values, fields) is Java-deserialized by each worker once per call,
+            // not once per task. Not one that captured arrays: those are opened and released with each task,
+            // as the lifecycle promises, where a cached function would hold them past the call's end.
+            if (encoded.id == 0 && args.size() > 1 && sharing.size() == 0) {
+                final int mapId = nextMapId();
+                encoded = encoded.forMap(mapId);
+                release = () -> {
+                    try {
+                        sharing.close();
+                    } finally {
+                        forgetMapFunction(mapId);
+                    }
+                };
+            }
+            final Task.Batch batch = new Task.Batch(args.size(), release);
             for (T arg : args) {
                 tasks.add(newTask(encoded, arg, config.taskTimeout, batch, sharing));
             }
@@ -352,6 +371,22 @@ public final class ProcessPool implements AutoCloseable {
             throw failure;
         }
         return results;
+    }
+
+    /** @return a new map-call id, never 0 (0 means "not cached"); ids wrap after 2^32 calls, long after their entries are gone */
+    private int nextMapId() {
+        int id;
+        do {
+            id = mapSeq.incrementAndGet();
+        } while (id == 0);
+        return id;
+    }
+
+    /** A map call is over: workers that cache its function drop it (a dead worker's cache died with it). */
+    private void forgetMapFunction(int mapId) {
+        for (Worker w : workers) {
+            w.forget(mapId);
+        }
     }
 
     /** Test hook: sends pre-encoded (possibly hostile) function and argument bytes as a task. */

@@ -6,9 +6,11 @@ package dev.sharray.pool;
  *
  * <pre>
  * parent → worker
- *   TASK     kind, taskId:long, fnMode:byte, fnId:int, [fnLength:int fnBytes] (INLINE, DEFINE), argument value
+ *   TASK     kind, taskId:long, fnMode:byte, fnId:int, [fnLength:int fnBytes] (INLINE, DEFINE, MAP_DEFINE),
+ *            argument value
  *   RELEASE  kind, taskId:long      the parent has opened the arrays of that task's result
  *   STOP     kind                   finish and exit
+ *   FORGET   kind, mapId:long       that map call is over: drop its cached function
  * worker → parent
  *   HELLO    kind, pid:long         mapped and ready
  *   RESULT   kind, taskId:long, status:byte, holdsArrays:byte, value (OK) or error (ERROR)
@@ -18,6 +20,7 @@ final class Protocol {
     static final byte TASK = 1;
     static final byte RELEASE = 2;
     static final byte STOP = 3;
+    static final byte FORGET = 4;
     static final byte HELLO = 10;
     static final byte RESULT = 11;
 
@@ -27,6 +30,13 @@ final class Protocol {
     static final byte FN_DEFINE = 1;
     /** The worker already has fnId; no bytes follow. */
     static final byte FN_REF = 2;
+    /**
+     * The function of a map call (fnId is the call's id): its bytes follow; the worker caches the decoded
+     * function in its small {@link FunctionCache} until FORGET or eviction.
+     */
+    static final byte FN_MAP_DEFINE = 3;
+    /** The worker has the map call's function cached (the parent mirrors its cache); no bytes follow. */
+    static final byte FN_MAP_REF = 4;
 
     static final byte OK = 0;
     static final byte ERROR = 1;

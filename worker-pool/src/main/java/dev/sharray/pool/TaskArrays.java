@@ -16,7 +16,7 @@ import java.util.List;
  * The worker's bookkeeping of shared arrays: those a task's argument opened (released when the task
  * ends) and those its result refers to (held until the parent has opened them and says RELEASE).
  * Shared arrays a function returns that it did not receive are the function's own: the pool takes
- * them over and releases them on RELEASE too.
+ * them over and releases them on RELEASE too, or at once when the result cannot be written.
  *
  * <p>Single-threaded (the worker loop). Nothing is allocated for tasks without arrays.
  */
@@ -73,6 +73,11 @@ final class TaskArrays implements ArraySharing {
         abandonResult();
     }
 
+    /** @return how many arrays the current task has opened so far (argument and function) */
+    int openedCount() {
+        return opened.size();
+    }
+
     ArrayOpening opening() {
         return opening;
     }
@@ -107,23 +112,65 @@ final class TaskArrays implements ArraySharing {
         return session != null && session.size() > 0;
     }
 
-    void abandonResult() {
-        if (session != null) {
-            session.close();
-            session = null;
+    /**
+     * Drops a result that will not be sent (writing it failed, or the task is being torn down): every
+     * array it would have carried is released now, exactly as the parent's RELEASE would have done, so
+     * the function's own arrays (created and returned by it) do not live on until the worker exits.
+     *
+     * @param error the task's failure, which release failures are attached to (suppressed) so the
+     *              caller still gets the original cause; {@code null} to ignore them
+     */
+    void abandonResult(Throwable error) {
+        if (session == null) {
+            return;
         }
+        final SharingSession s = session;
+        session = null;
+        // the owned list must be taken before closing: close() forgets the originals
+        final List<SharedArray> owned = ownedBy(s);
+        try {
+            s.close();
+        } catch (RuntimeException e) {
+            suppress(error, e);
+        }
+        for (SharedArray a : owned) {
+            try {
+                a.release();
+            } catch (RuntimeException e) {
+                suppress(error, e);
+            }
+        }
+    }
+
+    void abandonResult() {
+        abandonResult(null);
+    }
+
+    private static void suppress(Throwable error, RuntimeException e) {
+        if (error != null && error != e) {
+            error.addSuppressed(e);
+        }
+    }
+
+    /**
+     * The handles a result refers to that no argument opened: the function created them (or views of
+     * them), so they are handed over with the result and the pool releases them in the function's place.
+     */
+    private List<SharedArray> ownedBy(SharingSession s) {
+        final List<SharedArray> owned = new ArrayList<>();
+        for (SharedArray a : s.sharedOriginals()) {
+            if (!opened.contains(a)) {
+                owned.add(a);
+            }
+        }
+        return owned;
     }
 
     /** Ends a task: its argument arrays are released; result arrays wait for RELEASE when {@code holdResult}. */
     void endTask(long taskId, boolean holdResult) {
         if (holdResult && session != null) {
             final SharingSession s = session;
-            final List<SharedArray> owned = new ArrayList<>();
-            for (SharedArray a : s.sharedOriginals()) {
-                if (!opened.contains(a)) {
-                    owned.add(a);
-                }
-            }
+            final List<SharedArray> owned = ownedBy(s);
             session = null;
             held.put(taskId, () -> {
                 s.close();

@@ -1,6 +1,7 @@
 package dev.sharray.pool;
 
 import org.agrona.ExpandableArrayBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.IntHashSet;
 
 import java.io.IOException;
@@ -34,8 +35,13 @@ final class Worker {
     final ReentrantLock sendLock = new ReentrantLock();
     /** Stateless functions this worker has cached; guarded by sendLock. */
     private final IntHashSet knownFunctions = new IntHashSet();
+    /** Map-call functions this worker caches, mirroring its own {@link FunctionCache}; guarded by sendLock. */
+    private final FunctionCache<Boolean> mapFunctions = new FunctionCache<>();
     private final Frames.Writer writer;
+    /** Staging for messages too long for one ring record (and for control messages). */
     private final ExpandableArrayBuffer sendBuffer = new ExpandableArrayBuffer(256);
+    /** Whether a send blocked on a full ring should keep waiting; one instance, so sends allocate nothing. */
+    private final java.util.function.BooleanSupplier keepSending = this::sendable;
     /** Result sink bound to this worker, created once so polling allocates nothing. */
     Frames.Sink resultSink;
     long pid;
@@ -57,7 +63,9 @@ final class Worker {
     }
 
     /**
-     * Sends a task to this (claimed) worker.
+     * Sends a task to this (claimed) worker. A message that fits one ring record is encoded straight into
+     * the ring (the argument bytes are copied once, from the task into the ring); a longer one is staged in
+     * {@link #sendBuffer} and fragmented.
      *
      * @return false when the worker died or is stopping: the message may be incomplete
      */
@@ -67,34 +75,92 @@ final class Worker {
             if (state.get() != BUSY) {
                 return false;
             }
-            final ExpandableArrayBuffer b = sendBuffer;
-            b.putByte(0, Protocol.TASK);
-            b.putLong(1, t.id, ByteOrder.LITTLE_ENDIAN);
-            int pos = Protocol.TASK_HEADER;
-            final FunctionCodec.Encoded fn = t.fn;
-            if (fn.id != 0 && knownFunctions.contains(fn.id)) {
-                b.putByte(pos, Protocol.FN_REF);
-                b.putInt(pos + 1, fn.id, ByteOrder.LITTLE_ENDIAN);
-                pos += 5;
-            } else {
-                b.putByte(pos, fn.id != 0 ? Protocol.FN_DEFINE : Protocol.FN_INLINE);
-                b.putInt(pos + 1, fn.id, ByteOrder.LITTLE_ENDIAN);
-                b.putInt(pos + 5, fn.bytes.length, ByteOrder.LITTLE_ENDIAN);
-                b.putBytes(pos + 9, fn.bytes);
-                pos += 9 + fn.bytes.length;
-                if (fn.id != 0) {
-                    knownFunctions.add(fn.id);
+            final byte mode = functionMode(t.fn);
+            final long length = taskLength(t, mode);
+            if (length <= writer.maxWhole()) {
+                final int at = writer.claim((int) length, keepSending);
+                if (at < 0) {
+                    return false;
                 }
+                try {
+                    encodeTask(writer.claimed(), at, t, mode);
+                } catch (RuntimeException | Error e) {
+                    writer.abort(at); // never publish half a message
+                    throw e;
+                }
+                writer.commit(at);
+                return true;
             }
-            b.putBytes(pos, t.arg);
-            pos += t.arg.length;
-            return writer.write(b, 0, pos, this::sendable);
+            final int n = encodeTask(sendBuffer, 0, t, mode);
+            return writer.write(sendBuffer, 0, n, keepSending);
         } finally {
             sendLock.unlock();
         }
     }
 
-    /** Sends a one-field control message (RELEASE, STOP); false when the worker is gone. */
+    /**
+     * How a task's function travels to this worker, recording what the worker will have cached once it has
+     * read the message (send lock held): a stateless function once per worker for good, a map call's
+     * function once per worker per call (while the worker's {@link FunctionCache}, mirrored here, keeps
+     * it), any other function inline every time.
+     */
+    private byte functionMode(FunctionCodec.Encoded fn) {
+        if (fn.id != 0) {
+            return knownFunctions.add(fn.id) ? Protocol.FN_DEFINE : Protocol.FN_REF;
+        }
+        if (fn.mapId != 0) {
+            // get() also marks it recently used, exactly as the worker's get() will when it reads the reference
+            if (mapFunctions.get(fn.mapId) != null) {
+                return Protocol.FN_MAP_REF;
+            }
+            mapFunctions.put(fn.mapId, Boolean.TRUE);
+            return Protocol.FN_MAP_DEFINE;
+        }
+        return Protocol.FN_INLINE;
+    }
+
+    /**
+     * Map call {@code mapId} is over: if this worker still caches its function, it is told to drop it. Sent
+     * after the call's last task, so no task of the call can come after it.
+     */
+    void forget(int mapId) {
+        sendLock.lock();
+        try {
+            if (mapFunctions.remove(mapId) != null) {
+                sendControl(Protocol.FORGET, mapId);
+            }
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    /** The length of {@code t}'s TASK message when its function goes as {@code mode}; long, so a sum past 2 GiB shows. */
+    static long taskLength(Task t, byte mode) {
+        final long fnPart = mode == Protocol.FN_REF || mode == Protocol.FN_MAP_REF ? 5 : 9L + t.fn.bytes.length;
+        return Protocol.TASK_HEADER + fnPart + t.arg.length;
+    }
+
+    /** Writes {@code t}'s TASK message at {@code offset} (layout in {@link Protocol}); returns its length. */
+    private static int encodeTask(MutableDirectBuffer b, int offset, Task t, byte mode) {
+        b.putByte(offset, Protocol.TASK);
+        b.putLong(offset + 1, t.id, ByteOrder.LITTLE_ENDIAN);
+        int pos = offset + Protocol.TASK_HEADER;
+        final FunctionCodec.Encoded fn = t.fn;
+        final boolean forMap = mode == Protocol.FN_MAP_DEFINE || mode == Protocol.FN_MAP_REF;
+        b.putByte(pos, mode);
+        b.putInt(pos + 1, forMap ? fn.mapId : fn.id, ByteOrder.LITTLE_ENDIAN);
+        pos += 5;
+        if (mode != Protocol.FN_REF && mode != Protocol.FN_MAP_REF) {
+            b.putInt(pos, fn.bytes.length, ByteOrder.LITTLE_ENDIAN);
+            b.putBytes(pos + 4, fn.bytes);
+            pos += 4 + fn.bytes.length;
+        }
+        b.putBytes(pos, t.arg);
+        pos += t.arg.length;
+        return pos - offset;
+    }
+
+    /** Sends a one-field control message (RELEASE, STOP, FORGET); false when the worker is gone. */
     boolean sendControl(byte kind, long taskId) {
         sendLock.lock();
         try {
@@ -104,7 +170,7 @@ final class Worker {
             }
             sendBuffer.putByte(0, kind);
             sendBuffer.putLong(1, taskId, ByteOrder.LITTLE_ENDIAN);
-            return writer.write(sendBuffer, 0, 9, this::sendable);
+            return writer.write(sendBuffer, 0, 9, keepSending);
         } finally {
             sendLock.unlock();
         }

@@ -22,6 +22,8 @@ final class WorkerLoop {
     private final ValueWriter valueWriter;
     private final ExpandableArrayBuffer out = new ExpandableArrayBuffer(4096);
     private final Int2ObjectHashMap<RemoteFunction<Object, Object>> functions = new Int2ObjectHashMap<>();
+    /** Functions of map calls in flight (or why they failed to decode), by map id; mirrored by the parent. */
+    private final FunctionCache<Object> mapFunctions = new FunctionCache<>();
     private final Frames.Sink sink = this::onMessage;
     private final TaskArrays arrays;
 
@@ -112,6 +114,13 @@ final class WorkerLoop {
                 }
                 arrays.releaseResult(buffer.getLong(offset + 1, ByteOrder.LITTLE_ENDIAN));
                 break;
+            case Protocol.FORGET:
+                if (length != 9) {
+                    System.err.println("sharray worker: protocol error: forget message of " + length + " bytes");
+                    System.exit(70);
+                }
+                mapFunctions.remove((int) buffer.getLong(offset + 1, ByteOrder.LITTLE_ENDIAN));
+                break;
             case Protocol.STOP:
                 stopped = true;
                 break;
@@ -143,6 +152,10 @@ final class WorkerLoop {
                 if (fn == null) {
                     throw new MalformedDataException("unknown function id " + fnId);
                 }
+            } else if (mode == Protocol.FN_MAP_REF) {
+                fn = cachedMapFunction(fnId);
+            } else if (mode == Protocol.FN_MAP_DEFINE) {
+                fn = defineMapFunction(fnId, buffer, offset + length);
             } else if (mode == Protocol.FN_INLINE || mode == Protocol.FN_DEFINE) {
                 final int fnLength = valueReader.readCount(1);
                 final int at = valueReader.position();
@@ -166,6 +179,53 @@ final class WorkerLoop {
         }
     }
 
+    /**
+     * Decodes the function of map call {@code mapId} (its length and bytes are next in {@link #valueReader},
+     * which is left at the argument) and caches it for the call's later tasks. Any failure is cached too, and
+     * thrown: the parent, mirroring this cache, sends the call's later tasks to this worker by id only.
+     *
+     * @param end where the message ends in {@code buffer}
+     */
+    private RemoteFunction<Object, Object> defineMapFunction(int mapId, DirectBuffer buffer, int end) {
+        final int openedBefore = arrays.openedCount();
+        Object entry;
+        try {
+            final int fnLength = valueReader.readCount(1);
+            final int at = valueReader.position();
+            entry = FunctionCodec.decode(buffer, at, fnLength, reducers, arrays.opening());
+            valueReader.wrap(buffer, at + fnLength, end - at - fnLength, arrays.opening());
+            if (arrays.openedCount() != openedBefore) {
+                // arrays are released when this task ends: a cached function holding them would outlive them
+                // (the parent never caches such a function; these bytes did not come from it)
+                entry = new MalformedDataException("a map call's cached function must not hold shared arrays");
+            }
+        } catch (Throwable e) {
+            // cached whatever it is: the parent now sends this call's tasks by id only
+            entry = e;
+        }
+        mapFunctions.put(mapId, entry);
+        return mapFunctionOrThrow(entry);
+    }
+
+    private RemoteFunction<Object, Object> cachedMapFunction(int mapId) {
+        final Object entry = mapFunctions.get(mapId);
+        if (entry == null) {
+            throw new MalformedDataException("unknown map function id " + mapId);
+        }
+        return mapFunctionOrThrow(entry);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static RemoteFunction<Object, Object> mapFunctionOrThrow(Object entry) {
+        if (entry instanceof RemoteFunction) {
+            return (RemoteFunction<Object, Object>) entry;
+        }
+        final Throwable t = (Throwable) entry;
+        // a new exception per task, with the first one's message: the caller sees the same cause each time
+        throw new MalformedDataException(t instanceof MalformedDataException ? t.getMessage()
+            : "cannot decode the map call's function: " + t, t);
+    }
+
     private void runTask() {
         Object result = null;
         Throwable error = decodeError;
@@ -187,7 +247,9 @@ final class WorkerLoop {
                 length = valueWriter.position();
                 holds = arrays.resultHoldsArrays();
             } catch (Throwable t) {
-                arrays.abandonResult();
+                // e.g. a reducer threw after an array of the result was written: release what the result
+                // would have carried (the function's own arrays too), then report the failure instead
+                arrays.abandonResult(t);
                 error = t;
                 length = 0;
             }

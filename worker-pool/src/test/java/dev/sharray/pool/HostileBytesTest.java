@@ -89,6 +89,16 @@ class HostileBytesTest {
         final ExecutionException e3 = assertThrows(ExecutionException.class,
             () -> pool.submitEncoded(new FunctionCodec.Encoded(0, fn), new byte[] {13, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x7f}).get(30, TimeUnit.SECONDS));
         assertTrue(e3.getCause().getMessage().contains("count"), e3.getCause().getMessage());
+        // a map call's function goes through the same filter; the rejection is cached with it, so a later task
+        // of that call (sent by id only) fails the same way
+        final FunctionCodec.Encoded mapGadget = new FunctionCodec.Encoded(0, gadget).forMap(Integer.MAX_VALUE);
+        for (int i = 0; i < 2; i++) {
+            final ExecutionException e4 = assertThrows(ExecutionException.class,
+                () -> pool.submitEncoded(mapGadget, Reducers.defaults().toBytes(1)).get(30, TimeUnit.SECONDS));
+            final RemoteTaskException r4 = assertInstanceOf(RemoteTaskException.class, e4.getCause());
+            assertEquals(MalformedDataException.class.getName(), r4.remoteClassName());
+            assertTrue(r4.getMessage().contains("java.util.HashMap"), r4.getMessage());
+        }
         // the worker survived all of it
         assertEquals(3, pool.submit((Integer x) -> x + 1, 2).get(30, TimeUnit.SECONDS));
     }

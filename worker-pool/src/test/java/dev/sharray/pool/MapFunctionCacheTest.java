@@ -1,0 +1,192 @@
+package dev.sharray.pool;
+
+import dev.sharray.reducers.Reducer;
+import dev.sharray.reducers.Reducers;
+import dev.sharray.reducers.ValueReader;
+import dev.sharray.reducers.ValueWriter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A map call's function is decoded once per worker, not once per task: the captured value's reducer and a
+ * named function's readObject count their runs in the worker JVM, and the functions return that count.
+ * A worker killed mid-map is replaced by one with an empty cache, which is sent the function again.
+ */
+class MapFunctionCacheTest {
+
+    /** A captured value whose reducer counts how often a worker rebuilt it. */
+    public record Factor(int value) {
+    }
+
+    /** Rebuilds {@link Factor}s, counting them in the JVM it runs in (each worker has its own count). */
+    public static final class FactorReducer implements Reducer<Factor> {
+        static final AtomicInteger DECODED = new AtomicInteger();
+
+        public FactorReducer() {
+        }
+
+        @Override
+        public Class<Factor> type() {
+            return Factor.class;
+        }
+
+        @Override
+        public void write(Factor value, ValueWriter out) {
+            out.writeInt(value.value());
+        }
+
+        @Override
+        public Factor read(ValueReader in) {
+            DECODED.incrementAndGet();
+            return new Factor(in.readInt());
+        }
+    }
+
+    /** A named function with state, counting its Java deserializations in the worker JVM. */
+    static final class CountingScale implements RemoteFunction<Integer, String> {
+        private static final long serialVersionUID = 1L;
+        static final AtomicInteger DESERIALIZED = new AtomicInteger();
+        private final int factor;
+
+        CountingScale(int factor) {
+            this.factor = factor;
+        }
+
+        private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+            in.defaultReadObject();
+            DESERIALIZED.incrementAndGet();
+        }
+
+        @Override
+        public String apply(Integer x) {
+            return ProcessHandle.current().pid() + ":" + DESERIALIZED.get() + ":" + (x * factor);
+        }
+    }
+
+    private static ProcessPool newPool(int workers) {
+        return ProcessPool.builder().workers(workers).heapSize("128m")
+            .reducers(Reducers.defaults().with(new FactorReducer())).build();
+    }
+
+    /** Results "pid:count:value": checks the values and returns the counts seen per worker pid. */
+    private static Map<Long, Set<Integer>> countsByPid(List<String> results, int factor) {
+        final Map<Long, Set<Integer>> counts = new HashMap<>();
+        for (int i = 0; i < results.size(); i++) {
+            final String[] p = results.get(i).split(":");
+            assertEquals(String.valueOf(i * factor), p[2], "result " + i);
+            counts.computeIfAbsent(Long.parseLong(p[0]), k -> new HashSet<>()).add(Integer.parseInt(p[1]));
+        }
+        return counts;
+    }
+
+    private static List<Integer> range(int n) {
+        final List<Integer> args = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            args.add(i);
+        }
+        return args;
+    }
+
+    @Test
+    @Timeout(120)
+    void aMapCallsFunctionIsDecodedOncePerWorker() {
+        try (ProcessPool pool = newPool(2)) {
+            final Factor factor = new Factor(Integer.parseInt("3"));
+            final RemoteFunction<Integer, String> capturing = x ->
+                ProcessHandle.current().pid() + ":" + FactorReducer.DECODED.get() + ":" + (x * factor.value());
+            // fresh workers: each one that ran tasks of the first call rebuilt the captured value exactly once
+            final Map<Long, Set<Integer>> first = countsByPid(pool.map(capturing, range(300)), 3);
+            for (Map.Entry<Long, Set<Integer>> e : first.entrySet()) {
+                assertEquals(Set.of(1), e.getValue(), "captured value rebuilds on worker " + e.getKey());
+            }
+            // a second call with the same lambda is a new call: at most once more per worker, then cached again
+            final Map<Long, Set<Integer>> second = countsByPid(pool.map(capturing, range(300)), 3);
+            for (Map.Entry<Long, Set<Integer>> e : second.entrySet()) {
+                assertEquals(1, e.getValue().size(), "one count per worker within a call: " + e);
+                assertTrue(e.getValue().iterator().next() <= 2, "captured value rebuilds on worker " + e);
+            }
+            // a named function with state: Java-deserialized once per worker per call
+            final Map<Long, Set<Integer>> named = countsByPid(pool.map(new CountingScale(5), range(300)), 5);
+            for (Map.Entry<Long, Set<Integer>> e : named.entrySet()) {
+                assertEquals(Set.of(1), e.getValue(), "deserializations on worker " + e.getKey());
+            }
+            // single submits still work beside it (inline), and so do more map calls than the cache holds
+            assertEquals(21, pool.submit((Integer x) -> x * factor.value(), 7).join());
+            for (int call = 0; call < FunctionCache.CAPACITY + 3; call++) {
+                final int k = call;
+                final List<Integer> out = pool.map((Integer x) -> x * factor.value() + k, range(20));
+                for (int i = 0; i < 20; i++) {
+                    assertEquals(i * 3 + k, out.get(i));
+                }
+            }
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void aWorkerKilledMidMapIsReplacedAndTheReplacementGetsTheFunction(@TempDir Path dir) throws Exception {
+        try (ProcessPool pool = newPool(1)) {
+            final long firstPid = pool.workerPids().get(0);
+            final Factor factor = new Factor(Integer.parseInt("4"));
+            final String out = dir.toString();
+            final int victim = 7;
+            // each task records "pid:count:value" in a file of its own: the map call itself ends with the
+            // crash of the victim's task, the others' results are read from the files
+            final RemoteFunction<Integer, Integer> fn = x -> {
+                if (x == victim) {
+                    new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+                    Thread.sleep(60_000); // not reached: SIGKILL
+                }
+                final String line = ProcessHandle.current().pid() + ":" + FactorReducer.DECODED.get() + ":" + (x * factor.value());
+                Files.writeString(Path.of(out, Integer.toString(x)), line);
+                return x * factor.value();
+            };
+            final WorkerCrashedException crash = assertThrows(WorkerCrashedException.class, () -> pool.map(fn, range(20)));
+            assertEquals(9, crash.signal());
+            assertEquals(0, crash.getSuppressed().length, "only the killed task failed");
+
+            long replacementPid = -1;
+            for (int i = 0; i < 20; i++) {
+                final Path file = dir.resolve(Integer.toString(i));
+                if (i == victim) {
+                    assertTrue(Files.notExists(file));
+                    continue;
+                }
+                final String[] p = Files.readString(file).split(":");
+                assertEquals(String.valueOf(i * 4), p[2], "result " + i);
+                final long pid = Long.parseLong(p[0]);
+                if (i < victim) {
+                    assertEquals(firstPid, pid, "before the kill: the first worker");
+                } else {
+                    assertNotEquals(firstPid, pid, "after the kill: the replacement");
+                    if (replacementPid == -1) {
+                        replacementPid = pid;
+                    }
+                    assertEquals(replacementPid, pid);
+                }
+                // each worker rebuilt the captured value once for the call, the replacement included
+                assertEquals("1", p[1], "rebuilds on worker " + pid + " at task " + i);
+            }
+            // the pool goes on with the replacement
+            assertEquals(List.of(0, 4, 8), pool.map((Integer x) -> x * factor.value(), List.of(0, 1, 2)));
+        }
+    }
+}
