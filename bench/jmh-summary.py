@@ -57,6 +57,8 @@ def main(paths):
     for size, label in (("1048576", "1 MiB"), ("67108864", "64 MiB")):
         def pct(s, a, b, size=size):
             return "%s%%" % fmt(100 * v(s, "BulkCopyBench.%s[%s]" % (b, size)) / v(s, "BulkCopyBench.%s[%s]" % (a, size)))
+        row("copyTo (caller's array) speed vs memcpyOut (preallocated), %s" % label,
+            lambda s: pct(s, "copyTo", "memcpyOut"), "≥ 50%")
         row("toDoubleArray speed vs memcpyOut (preallocated), %s" % label, lambda s: pct(s, "toDoubleArray", "memcpyOut"),
             "≥ 50%")
         row("toDoubleArray speed vs memcpyOutAlloc (allocate + memcpy), %s" % label,
