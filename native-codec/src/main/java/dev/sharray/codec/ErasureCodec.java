@@ -45,8 +45,13 @@ public final class ErasureCodec {
     private final Engine engine;
     private final Checks checks;
     private final Tables encodeTables;
-    /** Per data shard: its generator column over the parity rows, for {@code update}. */
+    /** Per data shard: its generator column over the parity rows, for {@code update} of a stripe. */
     private final Tables[] columnTables;
+    /**
+     * Per data shard: that column twice, so one pass over the parity applies {@code col * old ^ col * new}
+     * from the sources {@code {old, new}}.
+     */
+    private final Tables[] columnPairTables;
     private final boolean[] parityFlags;
     private final boolean[] readOnlyFlags;
     private final ConcurrentHashMap<PatternKey, DecodePlan> plans = new ConcurrentHashMap<>();
@@ -64,12 +69,17 @@ public final class ErasureCodec {
         this.checks = new Checks(k, n);
         this.encodeTables = engine.prepare(Arrays.copyOfRange(generator, k, n));
         this.columnTables = new Tables[k];
+        this.columnPairTables = new Tables[k];
         for (int d = 0; d < k; d++) {
             int[][] column = new int[m][1];
+            int[][] pair = new int[m][2];
             for (int p = 0; p < m; p++) {
                 column[p][0] = generator[k + p][d];
+                pair[p][0] = generator[k + p][d];
+                pair[p][1] = generator[k + p][d];
             }
             columnTables[d] = engine.prepare(column);
+            columnPairTables[d] = engine.prepare(pair);
         }
         this.parityFlags = new boolean[n];
         Arrays.fill(parityFlags, k, n, true);
@@ -243,11 +253,10 @@ public final class ErasureCodec {
         CallScratch c = CallScratch.get();
         try {
             System.arraycopy(shards, k, c.dst, 0, m);
-            // parity ^= col * old, then ^= col * new: together col * (old ^ new).
+            // parity ^= col * old ^ col * new = col * (old ^ new), in one pass over the parity
             c.src[0] = shards[dataIndex];
-            engine.dot(columnTables[dataIndex], c.src, c.dst, 0, len, true);
-            c.src[0] = newData;
-            engine.dot(columnTables[dataIndex], c.src, c.dst, 0, len, true);
+            c.src[1] = newData;
+            engine.dot(columnPairTables[dataIndex], c.src, c.dst, 0, len, true);
         } finally {
             c.clear();
         }
@@ -370,9 +379,8 @@ public final class ErasureCodec {
             cs.dstAddr[p] = Buffers.address(shards[k + p]);
         }
         cs.srcAddr[0] = Buffers.address(shards[dataIndex]);
-        engine.dot(columnTables[dataIndex], cs.srcAddr, cs.dstAddr, len, true);
-        cs.srcAddr[0] = Buffers.address(newData);
-        engine.dot(columnTables[dataIndex], cs.srcAddr, cs.dstAddr, len, true);
+        cs.srcAddr[1] = Buffers.address(newData);
+        engine.dot(columnPairTables[dataIndex], cs.srcAddr, cs.dstAddr, len, true); // one pass: col * (old ^ new)
         shards[dataIndex].duplicate().put(newData.duplicate());
         Reference.reachabilityFence(shards);
         Reference.reachabilityFence(newData);
@@ -481,8 +489,8 @@ public final class ErasureCodec {
         long row = base + dataIndex * len;
         rows(c.dstAddr, base, len, k, m);
         c.srcAddr[0] = row;
-        // Old data out of the parity, new data in place, new data into the parity: no heap staging of
-        // the new contents is needed for the native kernels.
+        // Old data out of the parity, new data in place, new data into the parity: two passes over the
+        // parity, but the heap newData never needs an off-heap copy for the kernels to read.
         engine.dot(columnTables[dataIndex], c.srcAddr, c.dstAddr, len, true);
         RawMemory.write(newData, 0, row, newData.length);
         engine.dot(columnTables[dataIndex], c.srcAddr, c.dstAddr, len, true);
