@@ -59,4 +59,9 @@ final class Segment {
     long localReferences() {
         return refs != null ? refs.count(slot) : localCount.get();
     }
+
+    /** @return references of every process that holds a slot (dead ones until reclaimed: an upper bound) */
+    long totalReferences() {
+        return refs != null ? refs.total() : localCount.get();
+    }
 }

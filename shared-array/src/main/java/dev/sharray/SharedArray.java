@@ -514,6 +514,11 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         return segment.localReferences();
     }
 
+    long segmentTotalReferences() {
+        checkAccessible();
+        return segment.totalReferences();
+    }
+
     String describe() {
         return "SharedArray " + new Descriptor(segment.dataPath, offset, shape, strides, dtype, ByteOrder.LITTLE_ENDIAN);
     }

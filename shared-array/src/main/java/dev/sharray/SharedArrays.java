@@ -188,4 +188,18 @@ public final class SharedArrays {
     public static long localReferences(SharedArray array) {
         return array.segmentReferences();
     }
+
+    /**
+     * References all processes hold on the array behind {@code array}, from its reference-count file: this
+     * process's handles plus every other JVM's. A process that died without releasing still counts until
+     * the reaper or the next open reclaims its slot, so the figure is an upper bound. {@code 1} while only
+     * {@code array} itself holds the file tells its owner that no one else can see the memory.
+     *
+     * @param array an open handle on the array
+     * @return the count across processes, at least 1
+     * @throws IllegalStateException when {@code array} was released
+     */
+    public static long totalReferences(SharedArray array) {
+        return array.segmentTotalReferences();
+    }
 }

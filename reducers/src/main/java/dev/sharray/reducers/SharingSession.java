@@ -21,8 +21,10 @@ import java.util.Map;
 public final class SharingSession implements ArraySharing, AutoCloseable {
     private final long maxBytes;
     private final Path root;
+    private final CopyCache cache;
     private final Map<Object, Descriptor> seen = new IdentityHashMap<>();
     private final List<SharedArray> held = new ArrayList<>();
+    private final List<SharedArray> copies = new ArrayList<>();
     private final List<SharedArray> originals = new ArrayList<>();
     private boolean closed;
 
@@ -31,8 +33,19 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
      * @param root     root folder for those copies, or {@code null} for the default
      */
     public SharingSession(long maxBytes, Path root) {
+        this(maxBytes, root, null);
+    }
+
+    /**
+     * @param maxBytes heap arrays above this size are copied into shared memory
+     * @param root     root folder for those copies, or {@code null} for the default
+     * @param cache    where copies come from when one of the same dtype and shape is kept, and go back to
+     *                 on {@link #close()}; {@code null} to create and release every copy
+     */
+    public SharingSession(long maxBytes, Path root, CopyCache cache) {
         this.maxBytes = maxBytes;
         this.root = root;
+        this.cache = cache;
     }
 
     @Override
@@ -60,7 +73,7 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
         Descriptor d = seen.get(array);
         if (d == null) {
             final SharedArray copy = copy(array);
-            held.add(copy);
+            copies.add(copy);
             d = copy.descriptor();
             seen.put(array, d);
         }
@@ -69,18 +82,28 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
 
     private SharedArray copy(Object array) {
         final Object data;
-        final SharedArray s;
+        final DType dtype;
+        final long[] shape;
         if (array instanceof HeapArray) {
             final HeapArray h = (HeapArray) array;
             data = h.data();
-            s = SharedArray.builder(h.dtype(), h.shape()).folder(root).create();
+            dtype = h.dtype();
+            shape = h.shape();
         } else {
             data = array;
-            s = SharedArray.builder(dtypeOf(array), java.lang.reflect.Array.getLength(array)).folder(root).create();
+            dtype = dtypeOf(array);
+            shape = new long[] {java.lang.reflect.Array.getLength(array)};
+        }
+        SharedArray s = cache == null ? null : cache.take(dtype, shape);
+        final boolean fresh = s == null;
+        if (fresh) {
+            s = SharedArray.builder(dtype, shape).folder(root).create();
         }
         try {
-            // the file is new: fault its pages in with one call rather than one fault per page during the copy
-            s.prefault();
+            if (fresh) {
+                // a new file: fault its pages in with one call rather than one fault per page during the copy
+                s.prefault();
+            }
             if (data instanceof double[]) {
                 s.copyFrom((double[]) data);
             } else if (data instanceof float[]) {
@@ -120,7 +143,7 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
 
     /** @return how many arrays this session pins or owns */
     public synchronized int size() {
-        return held.size();
+        return held.size() + copies.size();
     }
 
     /** @return the shared array handles written through {@link #share}, as passed in (not the pinned copies) */
@@ -134,7 +157,7 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
         }
     }
 
-    /** Releases every pinned reference and every copy. Idempotent. */
+    /** Releases every pinned reference, and every copy (or hands it back to the cache). Idempotent. */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -151,7 +174,21 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
                 }
             }
         }
+        for (SharedArray a : copies) {
+            try {
+                if (cache != null) {
+                    cache.give(a);
+                } else {
+                    a.release();
+                }
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
         held.clear();
+        copies.clear();
         originals.clear();
         seen.clear();
         if (first != null) {

@@ -149,11 +149,19 @@ class SharedArrayPoolTest {
         assertEquals(SharedArray.class.getName(), parts[0]);
         assertEquals("3.0", parts[2]);
         final Path file = Path.of(parts[1]);
-        // the worker released it after the task, the parent on completion: the file is gone
-        for (int i = 0; i < 100 && Files.exists(file); i++) {
+        // the worker released it after the task; the parent keeps only the copy cache's one reference
+        // (CopyCachePoolTest: reused by the next call of this shape, freed by close())
+        final long me = ProcessHandle.current().pid();
+        java.util.Map<Long, Long> holders = java.util.Map.of();
+        for (int i = 0; i < 100; i++) {
+            holders = SharedArrays.list().stream().filter(info -> info.path().equals(file)).findFirst()
+                .map(dev.sharray.ArrayInfo::holders).orElse(java.util.Map.of());
+            if (holders.equals(java.util.Map.of(me, 1L))) {
+                break;
+            }
             Thread.sleep(10);
         }
-        assertFalse(Files.exists(file), "the pool-owned copy is deleted after the task");
+        assertEquals(java.util.Map.of(me, 1L), holders, "after the task only the pool's cache holds the copy");
         assertEquals(SharedArray.class.getName(), pool.submit((Object a) -> a.getClass().getName(), data).get());
         assertEquals(SharedArray.class.getName(), pool.submit(new DescribeNd(), h).get());
         // typed on double[] / HeapArray: the type contract holds, the worker gets its own heap copy

@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
  * A 1 GiB in-RAM {@code double[]}, wrapped as a {@link HeapArray}, passed as the argument of one task typed
  * on {@link NdArray}: the reducers copy it once into a pool-owned SharedArray (it is above {@code maxBytes}),
  * the worker gets that SharedArray as it is (no copy back to the heap) and reads its first and last element;
- * the copy is freed after the task. Each run first changes one element in the middle, so every run passes
+ * after the task the copy goes back to the pool's copy cache ({@code ProcessPool.Builder#copyCacheBytes}),
+ * so from the second run on the copy lands in memory that is already allocated and mapped, as in a loop
+ * that passes a large array call after call. Each run first changes one element in the middle, so every run passes
  * new content (as joblib's side: an in-RAM ndarray, one element changed per run so joblib's dump cache
  * cannot reuse an earlier memmap, auto-memmapped for one task that reads {@code a[0] + a[-1]}).
  */
