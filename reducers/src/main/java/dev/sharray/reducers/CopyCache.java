@@ -11,8 +11,14 @@ import java.util.Iterator;
 /**
  * Shared copies of heap arrays kept after their tasks, so the next call that passes a heap array of the same
  * dtype and shape copies into memory that is already allocated and mapped: creating, faulting in and
- * freeing a 1 GiB copy costs about three times the copy itself. Owned by one pool and bounded by a byte
- * budget (the oldest copies go first); {@link #close()} releases everything it keeps.
+ * freeing a 1 GiB copy costs about three times the copy itself. This serves loops that pass the same arrays
+ * call after call. Owned by one pool and bounded by a byte budget; {@link #close()} releases everything it
+ * keeps.
+ *
+ * <p>Kept copies never stand in the way of a new one: a call that needs a copy the cache does not have
+ * first releases what the cache keeps, so the new copy finds the space (in {@code /dev/shm}, or wherever the
+ * pool's copies go) that the kept ones held. Within the budget, a copy may only push out copies no larger
+ * than itself, oldest first, so one big array passed with small ones stays kept.
  *
  * <p>A copy is only kept when nothing but its owner's handle holds it
  * ({@link SharedArrays#totalReferences}): a task that returned the copy it received, or kept a reference to
@@ -35,56 +41,90 @@ public final class CopyCache implements AutoCloseable {
     }
 
     /**
-     * Takes a kept copy of exactly this dtype and shape, for the caller to overwrite.
+     * Takes a kept copy of exactly this dtype and shape, for the caller to overwrite. When there is none,
+     * releases every kept copy first, so the caller's new copy has their space.
      *
      * @param dtype element type
      * @param shape dimensions
-     * @return the copy, now the caller's, or {@code null} when none is kept
+     * @return the copy, now the caller's, or {@code null} when none was kept
      */
-    public synchronized SharedArray take(DType dtype, long[] shape) {
-        for (Iterator<SharedArray> it = kept.iterator(); it.hasNext(); ) {
-            SharedArray a = it.next();
-            if (a.dtype() == dtype && Arrays.equals(a.shape(), shape)) {
-                it.remove();
-                keptBytes -= a.byteSize();
-                return a;
+    public SharedArray take(DType dtype, long[] shape) {
+        Deque<SharedArray> released;
+        synchronized (this) {
+            for (Iterator<SharedArray> it = kept.iterator(); it.hasNext(); ) {
+                SharedArray a = it.next();
+                if (a.dtype() == dtype && Arrays.equals(a.shape(), shape)) {
+                    it.remove();
+                    keptBytes -= a.byteSize();
+                    return a;
+                }
             }
+            released = new ArrayDeque<>(kept);
+            kept.clear();
+            keptBytes = 0;
         }
+        releaseAll(released);
         return null;
     }
 
     /**
      * Offers a copy whose tasks have all finished: keeps it when only {@code copy} holds it and it fits the
-     * budget (dropping the oldest kept copies to make room), releases it otherwise.
+     * budget once kept copies no larger than it are dropped (oldest first); releases it otherwise.
      *
      * @param copy a copy made for a task, no longer used by it
      * @return true when kept
      */
     public boolean give(SharedArray copy) {
-        SharedArray toRelease = copy;
+        Deque<SharedArray> released = new ArrayDeque<>();
         boolean keep;
-        Deque<SharedArray> evicted = new ArrayDeque<>();
         synchronized (this) {
             long size = copy.byteSize();
-            keep = !closed && size <= budgetBytes && SharedArrays.totalReferences(copy) == 1;
+            keep = !closed && size <= budgetBytes && SharedArrays.totalReferences(copy) == 1
+                && roomAfterDroppingSmaller(size) >= size;
             if (keep) {
-                while (keptBytes + size > budgetBytes) {
-                    SharedArray oldest = kept.removeFirst();
-                    keptBytes -= oldest.byteSize();
-                    evicted.add(oldest);
+                for (Iterator<SharedArray> it = kept.iterator(); it.hasNext() && keptBytes + size > budgetBytes; ) {
+                    SharedArray a = it.next();
+                    if (a.byteSize() <= size) {
+                        it.remove();
+                        keptBytes -= a.byteSize();
+                        released.add(a);
+                    }
                 }
                 kept.addLast(copy);
                 keptBytes += size;
-                toRelease = null;
+            } else {
+                released.add(copy);
             }
         }
-        for (SharedArray a : evicted) {
-            a.release();
-        }
-        if (toRelease != null) {
-            toRelease.release();
-        }
+        releaseAll(released);
         return keep;
+    }
+
+    /** @return the budget left if every kept copy no larger than {@code size} were dropped */
+    private long roomAfterDroppingSmaller(long size) {
+        long larger = 0;
+        for (SharedArray a : kept) {
+            if (a.byteSize() > size) {
+                larger += a.byteSize();
+            }
+        }
+        return budgetBytes - larger;
+    }
+
+    private static void releaseAll(Deque<SharedArray> arrays) {
+        RuntimeException first = null;
+        for (SharedArray a : arrays) {
+            try {
+                a.release();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
     }
 
     /** @return bytes of the copies kept now */
@@ -102,18 +142,6 @@ public final class CopyCache implements AutoCloseable {
             kept.clear();
             keptBytes = 0;
         }
-        RuntimeException first = null;
-        for (SharedArray a : all) {
-            try {
-                a.release();
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        releaseAll(all);
     }
 }

@@ -74,7 +74,7 @@ class CopyCacheTest {
     }
 
     @Test
-    void theBudgetEvictsTheOldestCopiesAndCloseFreesTheRest() {
+    void theBudgetEvictsOldSmallerCopiesAMissFreesTheCacheAndCloseFreesTheRest() {
         CopyCache cache = new CopyCache(3 * 4096 * 8);
         SharedArray a = SharedArray.copyOf(filled(4096, 1));
         SharedArray b = SharedArray.copyOf(filled(4096, 2));
@@ -92,12 +92,19 @@ class CopyCacheTest {
         assertFalse(Files.exists(pa), "the oldest copy made room");
         assertTrue(Files.exists(pb));
         assertEquals(3 * 4096 * 8, cache.keptBytes());
-        assertNull(cache.take(DType.FLOAT32, new long[] {4096}), "another dtype is not a match");
+        SharedArray small = SharedArray.copyOf(filled(2048, 5));
+        Path pSmall = small.path();
+        assertFalse(cache.give(small), "a smaller copy never pushes out larger ones");
+        assertFalse(Files.exists(pSmall));
+        assertEquals(3 * 4096 * 8, cache.keptBytes());
         SharedArray again = cache.take(DType.FLOAT64, new long[] {4096});
         assertSame(b, again);
         assertArrayEquals(filled(4096, 2), again.toDoubleArray());
+        assertEquals(2 * 4096 * 8, cache.keptBytes());
+        assertNull(cache.take(DType.FLOAT32, new long[] {4096}), "another dtype is not a match");
+        assertFalse(Files.exists(pc), "a miss frees the kept copies, so the caller's new copy has their space");
+        assertEquals(0, cache.keptBytes());
         cache.close();
-        assertFalse(Files.exists(pc), "close() frees what it keeps");
         assertTrue(Files.exists(pb), "a taken copy is its taker's");
         assertFalse(cache.give(again), "a closed cache keeps nothing");
         assertFalse(Files.exists(pb));

@@ -1051,8 +1051,9 @@ public final class ProcessPool implements AutoCloseable {
          * 1 GiB), so that the next call passing a heap array of the same dtype and shape copies into memory
          * that is already allocated and mapped instead of creating, faulting in and later freeing a new file
          * (for a 1 GiB {@code double[]} that is about three quarters of the cost). A copy that a task returned
-         * or kept a reference to is never reused. Kept copies are freed by {@link #close()}; 0 frees every
-         * copy when its call completes.
+         * or kept a reference to is never reused, and a call that needs a copy of another dtype or shape
+         * first frees the kept ones, so they never take the space a new copy needs. Kept copies are freed by
+         * {@link #close()}; 0 frees every copy when its call completes.
          *
          * @param bytes the budget, at least 0
          * @return this builder
