@@ -63,7 +63,7 @@ public final class CopyCache implements AutoCloseable {
             kept.clear();
             keptBytes = 0;
         }
-        releaseAll(released);
+        OpenedArrays.releaseAll(released);
         return null;
     }
 
@@ -96,7 +96,7 @@ public final class CopyCache implements AutoCloseable {
                 released.add(copy);
             }
         }
-        releaseAll(released);
+        OpenedArrays.releaseAll(released);
         return keep;
     }
 
@@ -111,21 +111,6 @@ public final class CopyCache implements AutoCloseable {
         return budgetBytes - larger;
     }
 
-    private static void releaseAll(Deque<SharedArray> arrays) {
-        RuntimeException first = null;
-        for (SharedArray a : arrays) {
-            try {
-                a.release();
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
-    }
 
     /** @return bytes of the copies kept now */
     public synchronized long keptBytes() {
@@ -142,6 +127,6 @@ public final class CopyCache implements AutoCloseable {
             kept.clear();
             keptBytes = 0;
         }
-        releaseAll(all);
+        OpenedArrays.releaseAll(all);
     }
 }

@@ -41,17 +41,48 @@ public final class OpenedArrays implements ArrayOpening, AutoCloseable {
         return false;
     }
 
-    /** Forgets the opened arrays without releasing them: the caller owns them now. */
-    public void keep() {
+    /**
+     * Forgets the opened arrays without releasing them: the caller owns them now.
+     *
+     * @return the arrays handed over (empty when none), for a caller that must release them after all
+     */
+    public List<SharedArray> keep() {
+        if (opened.isEmpty()) {
+            return List.of();
+        }
+        final List<SharedArray> kept = List.copyOf(opened);
         opened.clear();
+        return kept;
     }
 
-    /** Releases every array opened so far. */
+    /** Releases every array opened so far (all of them, even if one release fails). */
     @Override
     public void close() {
-        for (SharedArray a : opened) {
-            a.release();
+        final List<SharedArray> all = keep();
+        releaseAll(all);
+    }
+
+    /**
+     * Releases every array, even when some release throws; the first failure is rethrown afterwards with the
+     * others suppressed.
+     *
+     * @param arrays the arrays
+     */
+    public static void releaseAll(Iterable<SharedArray> arrays) {
+        RuntimeException first = null;
+        for (SharedArray a : arrays) {
+            try {
+                a.release();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
         }
-        opened.clear();
+        if (first != null) {
+            throw first;
+        }
     }
 }

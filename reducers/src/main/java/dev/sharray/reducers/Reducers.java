@@ -28,6 +28,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Reducers {
     private static final Reducers DEFAULTS = new Reducers(List.of());
+    /** Collections read from the wire start at most this large and grow with the elements actually read. */
+    private static final int PRESIZE_LIMIT = 4096;
 
     private final List<Reducer<?>> registered;
     private final Map<String, Reducer<?>> byId;
@@ -220,7 +222,8 @@ public final class Reducers {
             case Tags.RECORD: return readRecord(in);
             case Tags.LIST: {
                 final int n = in.readCount(1);
-                final List<Object> list = new ArrayList<>(n);
+                // capacity from the wire is only a hint: a hostile count must not allocate ahead of the elements
+                final List<Object> list = new ArrayList<>(Math.min(n, PRESIZE_LIMIT));
                 for (int i = 0; i < n; i++) {
                     list.add(in.readValue());
                 }
@@ -228,7 +231,7 @@ public final class Reducers {
             }
             case Tags.SET: {
                 final int n = in.readCount(1);
-                final Set<Object> set = new LinkedHashSet<>(Math.max(16, n * 2));
+                final Set<Object> set = new LinkedHashSet<>(Math.max(16, Math.min(n, PRESIZE_LIMIT) * 2));
                 for (int i = 0; i < n; i++) {
                     set.add(in.readValue());
                 }
@@ -236,7 +239,7 @@ public final class Reducers {
             }
             case Tags.MAP: {
                 final int n = in.readCount(2);
-                final Map<Object, Object> map = new LinkedHashMap<>(Math.max(16, n * 2));
+                final Map<Object, Object> map = new LinkedHashMap<>(Math.max(16, Math.min(n, PRESIZE_LIMIT) * 2));
                 for (int i = 0; i < n; i++) {
                     final Object k = in.readValue();
                     map.put(k, in.readValue());

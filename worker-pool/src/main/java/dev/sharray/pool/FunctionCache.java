@@ -37,6 +37,11 @@ final class FunctionCache<V> {
     }
 
     /** @return the removed entry, or null when {@code id} was not (or no longer) there */
+    /** @return whether {@code id} is cached, without changing the recency order */
+    boolean contains(int id) {
+        return entries.containsKey(id);
+    }
+
     V remove(int id) {
         return entries.remove(id);
     }

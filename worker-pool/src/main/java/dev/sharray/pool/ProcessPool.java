@@ -202,6 +202,7 @@ public final class ProcessPool implements AutoCloseable {
     private void abandon(Worker w) {
         w.process.destroyForcibly();
         waitExit(w.process);
+        launcher.workerExited(w.id, exitCode(w.process)); // a class-data archive trainer gives up its role
         w.stderr.awaitEnd(1000);
         w.rings.unlink();
         launcher.deleteArgFile(w.id);
@@ -372,6 +373,14 @@ public final class ProcessPool implements AutoCloseable {
             }
         }
         if (failure != null) {
+            // the call fails as a whole: the arrays in the results that did arrive are nobody's
+            for (Task t : tasks) {
+                try {
+                    releaseResultArrays(t);
+                } catch (RuntimeException e) {
+                    failure.addSuppressed(e);
+                }
+            }
             throw failure;
         }
         return results;
@@ -451,10 +460,24 @@ public final class ProcessPool implements AutoCloseable {
             throw new IllegalStateException("ProcessPool is closed: no new tasks are accepted");
         }
         pending.offer(t);
+        if (state.get() == CLOSED) {
+            // shutdownNow() does not wait for the count: it may have drained the queue before this offer
+            cancelPending();
+            return;
+        }
         if (before == 0 && receiverDeepParked) {
             LockSupport.unpark(receiver);
         }
         dispatch();
+    }
+
+    /** Fails every queued task: the pool is closed and no worker will take them. */
+    private void cancelPending() {
+        final CancellationException cancelled = new CancellationException("ProcessPool was shut down");
+        for (Task t = pending.poll(); t != null; t = pending.poll()) {
+            t.error = cancelled;
+            finish(t);
+        }
     }
 
     /** Hands queued tasks to idle workers, from whichever thread has just made progress possible. */
@@ -477,9 +500,24 @@ public final class ProcessPool implements AutoCloseable {
             t.worker = w;
             t.deadline = t.timeout == null ? 0 : System.nanoTime() + Math.max(1, t.timeout.toNanos());
             w.inFlight.set(t);
-            if (!w.send(t) && w.inFlight.compareAndSet(t, null)) {
+            boolean sent;
+            try {
+                sent = w.send(t);
+            } catch (RuntimeException | Error e) {
+                // the message could not be encoded (e.g. out of memory for a huge one): fail this task only
+                if (w.inFlight.compareAndSet(t, null)) {
+                    w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
+                    t.error = e;
+                    finish(t);
+                }
+                continue;
+            }
+            if (!sent && w.inFlight.compareAndSet(t, null)) {
                 // the worker died before taking it: the task never ran, so it may run elsewhere
                 pending.offerFirst(t);
+                if (state.get() == CLOSED) {
+                    cancelPending(); // stop() may have drained the queue before this offer
+                }
             }
         }
     }
@@ -565,7 +603,16 @@ public final class ProcessPool implements AutoCloseable {
         int work = 0;
         boolean deadlines = false;
         for (Worker w : workers) {
-            work += w.reader.poll(w.resultSink, 16);
+            try {
+                work += w.reader.poll(w.resultSink, 16);
+            } catch (RuntimeException e) {
+                // a garbled frame on this worker's ring (Frames refuses it): this worker cannot be trusted any
+                // more; killing it fails its task as a crash and starts a replacement
+                config.err.println("sharray pool: worker " + w.id + " sent a malformed message (" + e.getMessage()
+                    + "); killing it");
+                w.state.set(Worker.KILLED);
+                w.process.destroyForcibly();
+            }
             final Task t = w.inFlight.get();
             deadlines |= t != null && t.deadline != 0;
         }
@@ -607,8 +654,8 @@ public final class ProcessPool implements AutoCloseable {
             } else {
                 t.error = RemoteErrors.read(resultReader);
             }
-            // arrays in a result belong to the caller from now on
-            resultArrays.keep();
+            // arrays in a result belong to the caller from now on (finish() releases them if it never gets them)
+            t.resultArrays = resultArrays.keep();
         } catch (RuntimeException e) {
             resultArrays.close();
             t.error = e instanceof MalformedDataException ? e : new MalformedDataException("cannot read result: " + e, e);
@@ -653,7 +700,16 @@ public final class ProcessPool implements AutoCloseable {
         if (t.resultHoldsArrays) {
             t.worker.sendControl(Protocol.RELEASE, t.id);
         }
-        t.batch.taskDone();
+        try {
+            t.batch.taskDone();
+        } catch (RuntimeException e) {
+            // releasing the call's pinned arrays failed: the task still completes, and says so
+            if (t.error == null) {
+                t.error = e;
+            } else {
+                t.error.addSuppressed(e);
+            }
+        }
         // uncount before completing: a caller woken by the completion then sees an idle pool and does
         // not wake the result thread for nothing
         inFlight.decrementAndGet();
@@ -661,9 +717,18 @@ public final class ProcessPool implements AutoCloseable {
         t.result = null;
         if (t.error != null) {
             t.future.completeExceptionally(t.error);
-        } else {
-            t.future.complete(result);
+            releaseResultArrays(t); // none unless the result was read before a release failure above
+        } else if (!t.future.complete(result)) {
+            // cancelled or timed out by the caller meanwhile: nobody will release the result's arrays
+            releaseResultArrays(t);
         }
+    }
+
+    /** Releases the handles of a result that is not handed to anyone. */
+    private static void releaseResultArrays(Task t) {
+        final List<SharedArray> arrays = t.resultArrays;
+        t.resultArrays = List.of();
+        OpenedArrays.releaseAll(arrays);
     }
 
     private void finishUnsent(Task t) {

@@ -1,6 +1,8 @@
 package dev.sharray.pool;
 
+import dev.sharray.SharedArray;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -22,6 +24,8 @@ final class Task {
     Object result;
     Throwable error;
     boolean resultHoldsArrays;
+    /** The handles opened for the result's arrays: the caller's, unless the result is never delivered. */
+    List<SharedArray> resultArrays = List.of();
     /** Link in the pump's list of answered tasks. */
     Task nextDone;
 

@@ -89,34 +89,51 @@ final class Worker {
                     throw e;
                 }
                 writer.commit(at);
+                sentFunction(t.fn, mode);
                 return true;
             }
+            if (length > Integer.MAX_VALUE - 16) {
+                throw new IllegalArgumentException("task message of " + length + " bytes is over the 2 GiB limit");
+            }
             final int n = encodeTask(sendBuffer, 0, t, mode);
-            return writer.write(sendBuffer, 0, n, keepSending);
+            if (!writer.write(sendBuffer, 0, n, keepSending)) {
+                return false;
+            }
+            sentFunction(t.fn, mode);
+            return true;
         } finally {
             sendLock.unlock();
         }
     }
 
     /**
-     * How a task's function travels to this worker, recording what the worker will have cached once it has
-     * read the message (send lock held): a stateless function once per worker for good, a map call's
+     * How a task's function travels to this worker, from what the worker has cached (send lock held): a stateless function once per worker for good, a map call's
      * function once per worker per call (while the worker's {@link FunctionCache}, mirrored here, keeps
      * it), any other function inline every time.
      */
     private byte functionMode(FunctionCodec.Encoded fn) {
         if (fn.id != 0) {
-            return knownFunctions.add(fn.id) ? Protocol.FN_DEFINE : Protocol.FN_REF;
+            return knownFunctions.contains(fn.id) ? Protocol.FN_REF : Protocol.FN_DEFINE;
         }
         if (fn.mapId != 0) {
-            // get() also marks it recently used, exactly as the worker's get() will when it reads the reference
-            if (mapFunctions.get(fn.mapId) != null) {
-                return Protocol.FN_MAP_REF;
-            }
-            mapFunctions.put(fn.mapId, Boolean.TRUE);
-            return Protocol.FN_MAP_DEFINE;
+            return mapFunctions.contains(fn.mapId) ? Protocol.FN_MAP_REF : Protocol.FN_MAP_DEFINE;
         }
         return Protocol.FN_INLINE;
+    }
+
+    /**
+     * The message carrying {@code fn} as {@code mode} is in the ring: record what the worker will cache
+     * when it reads it. Only now, so a message that failed to go out leaves the mirror as the worker sees it.
+     */
+    private void sentFunction(FunctionCodec.Encoded fn, byte mode) {
+        switch (mode) {
+            case Protocol.FN_DEFINE -> knownFunctions.add(fn.id);
+            // get() marks it recently used, exactly as the worker's get() will when it reads the reference
+            case Protocol.FN_MAP_REF -> mapFunctions.get(fn.mapId);
+            case Protocol.FN_MAP_DEFINE -> mapFunctions.put(fn.mapId, Boolean.TRUE);
+            default -> {
+            }
+        }
     }
 
     /**

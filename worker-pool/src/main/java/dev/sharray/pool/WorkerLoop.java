@@ -21,7 +21,8 @@ final class WorkerLoop {
     private final ValueReader valueReader;
     private final ValueWriter valueWriter;
     private final ExpandableArrayBuffer out = new ExpandableArrayBuffer(4096);
-    private final Int2ObjectHashMap<RemoteFunction<Object, Object>> functions = new Int2ObjectHashMap<>();
+    /** Stateless functions by id: the decoded function, or the failure to decode it (the parent sends it once). */
+    private final Int2ObjectHashMap<Object> functions = new Int2ObjectHashMap<>();
     /** Functions of map calls in flight (or why they failed to decode), by map id; mirrored by the parent. */
     private final FunctionCache<Object> mapFunctions = new FunctionCache<>();
     private final Frames.Sink sink = this::onMessage;
@@ -148,10 +149,11 @@ final class WorkerLoop {
             final byte mode = valueReader.readByte();
             final int fnId = valueReader.readInt();
             if (mode == Protocol.FN_REF) {
-                fn = functions.get(fnId);
-                if (fn == null) {
+                final Object entry = functions.get(fnId);
+                if (entry == null) {
                     throw new MalformedDataException("unknown function id " + fnId);
                 }
+                fn = cachedFunctionOrThrow(entry);
             } else if (mode == Protocol.FN_MAP_REF) {
                 fn = cachedMapFunction(fnId);
             } else if (mode == Protocol.FN_MAP_DEFINE) {
@@ -159,7 +161,14 @@ final class WorkerLoop {
             } else if (mode == Protocol.FN_INLINE || mode == Protocol.FN_DEFINE) {
                 final int fnLength = valueReader.readCount(1);
                 final int at = valueReader.position();
-                fn = (RemoteFunction<Object, Object>) FunctionCodec.decode(buffer, at, fnLength, reducers, arrays.opening());
+                try {
+                    fn = (RemoteFunction<Object, Object>) FunctionCodec.decode(buffer, at, fnLength, reducers, arrays.opening());
+                } catch (Throwable e) {
+                    if (mode == Protocol.FN_DEFINE) {
+                        functions.put(fnId, e); // the parent now refers to it by id only: later tasks get this cause
+                    }
+                    throw e;
+                }
                 valueReader.wrap(buffer, at + fnLength, offset + length - at - fnLength, arrays.opening());
                 if (mode == Protocol.FN_DEFINE) {
                     functions.put(fnId, fn);
@@ -204,7 +213,7 @@ final class WorkerLoop {
             entry = e;
         }
         mapFunctions.put(mapId, entry);
-        return mapFunctionOrThrow(entry);
+        return cachedFunctionOrThrow(entry);
     }
 
     private RemoteFunction<Object, Object> cachedMapFunction(int mapId) {
@@ -212,18 +221,19 @@ final class WorkerLoop {
         if (entry == null) {
             throw new MalformedDataException("unknown map function id " + mapId);
         }
-        return mapFunctionOrThrow(entry);
+        return cachedFunctionOrThrow(entry);
     }
 
+    /** @return a cached function, or throws its cached decoding failure */
     @SuppressWarnings("unchecked")
-    private static RemoteFunction<Object, Object> mapFunctionOrThrow(Object entry) {
+    private static RemoteFunction<Object, Object> cachedFunctionOrThrow(Object entry) {
         if (entry instanceof RemoteFunction) {
             return (RemoteFunction<Object, Object>) entry;
         }
         final Throwable t = (Throwable) entry;
         // a new exception per task, with the first one's message: the caller sees the same cause each time
         throw new MalformedDataException(t instanceof MalformedDataException ? t.getMessage()
-            : "cannot decode the map call's function: " + t, t);
+            : "cannot decode the function: " + t, t);
     }
 
     private void runTask() {

@@ -102,7 +102,8 @@ class FaultsTest {
             }, 1);
             final ExecutionException e = assertThrows(ExecutionException.class, () -> slow.get(30, TimeUnit.SECONDS));
             assertInstanceOf(TaskTimeoutException.class, e.getCause());
-            assertEquals(5, pool.submit((Integer x) -> x, 5).get(30, TimeUnit.SECONDS));
+            // the replacement JVM is cold: this probe must not be held to the 500 ms default
+            assertEquals(5, pool.submit((Integer x) -> x, 5, Duration.ofSeconds(30)).get(30, TimeUnit.SECONDS));
             assertFalse(pool.workerPids().contains(pid));
             assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
             // a per-task timeout overrides the default
@@ -142,12 +143,21 @@ class FaultsTest {
     @org.junit.jupiter.api.Timeout(30)
     void shutdownNowKillsRunningAndQueuedTasks() throws Exception {
         final ProcessPool pool = ProcessPool.create(1);
+        final java.nio.file.Path started = java.nio.file.Files.createTempFile("sharray-running", ".mark");
+        java.nio.file.Files.delete(started);
+        final String marker = started.toString();
         final CompletableFuture<Integer> running = pool.submit((Integer x) -> {
+            java.nio.file.Files.createFile(java.nio.file.Path.of(marker));
             Thread.sleep(60_000);
             return x;
         }, 1);
         final CompletableFuture<Integer> queued = pool.submit((Integer x) -> x, 2);
-        Thread.sleep(200);
+        // the first task really runs: shutdownNow must kill it, not just dequeue it
+        for (int i = 0; i < 2000 && !java.nio.file.Files.exists(started); i++) {
+            Thread.sleep(10);
+        }
+        assertTrue(java.nio.file.Files.exists(started), "the first task started");
+        java.nio.file.Files.delete(started);
         pool.shutdownNow(); // kills: does not wait for the 60 s task (this test's 30 s timeout would fail)
         assertThrows(CancellationException.class, running::join);
         assertThrows(CancellationException.class, queued::join);
