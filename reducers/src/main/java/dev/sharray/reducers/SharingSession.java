@@ -22,7 +22,8 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
     private final long maxBytes;
     private final Path root;
     private final CopyCache cache;
-    private final Map<Object, Descriptor> seen = new IdentityHashMap<>();
+    /** Arrays already shared, by identity; created on first use (most calls share no array at all). */
+    private Map<Object, Descriptor> seen = Map.of();
     private final List<SharedArray> held = new ArrayList<>();
     private final List<SharedArray> copies = new ArrayList<>();
     private final List<SharedArray> originals = new ArrayList<>();
@@ -62,9 +63,16 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
             held.add(pinned);
             originals.add(array);
             d = pinned.descriptor();
-            seen.put(array, d);
+            remember(array, d);
         }
         return d;
+    }
+
+    private void remember(Object array, Descriptor d) {
+        if (seen.isEmpty()) {
+            seen = new IdentityHashMap<>(4);
+        }
+        seen.put(array, d);
     }
 
     @Override
@@ -75,7 +83,7 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
             final SharedArray copy = copy(array);
             copies.add(copy);
             d = copy.descriptor();
-            seen.put(array, d);
+            remember(array, d);
         }
         return d;
     }
@@ -190,7 +198,7 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
         held.clear();
         copies.clear();
         originals.clear();
-        seen.clear();
+        seen = Map.of();
         if (first != null) {
             throw first;
         }
