@@ -21,11 +21,18 @@ final class Buffers {
     private static MethodHandle find() {
         try {
             Class<?> c = Class.forName("sun.nio.ch.DirectBuffer");
-            MethodHandle h = MethodHandles.publicLookup().findVirtual(c, "address", MethodType.methodType(long.class));
+            // lookup(), not publicLookup(): a public lookup only sees unconditionally exported packages, and
+            // the flag exports sun.nio.ch to the unnamed module only
+            MethodHandle h = MethodHandles.lookup().findVirtual(c, "address", MethodType.methodType(long.class));
             return h.asType(MethodType.methodType(long.class, ByteBuffer.class));
         } catch (ReflectiveOperationException | RuntimeException e) {
             return null;
         }
+    }
+
+    /** @return whether addresses come from the JDK's own accessor (no allocation), not from JNA */
+    static boolean allocationFree() {
+        return ADDRESS != null;
     }
 
     /** Address of the buffer's position; the buffer must be direct (checked by the caller). */

@@ -77,7 +77,52 @@ final class Checks {
             }
             len = sameLength(i, b.remaining(), len, " bytes remaining");
         }
+        for (int w = 0; w < n; w++) {
+            if (writable[w]) {
+                disjoint(w, Buffers.address(shards[w]), len, shards, w);
+            }
+        }
         return len;
+    }
+
+    /**
+     * A shard the call writes must not share memory with any other shard: the kernels would read what they
+     * have just written (or zero a source before reading it) and corrupt data without an error.
+     *
+     * @param what    the written range's name in messages (a shard index, or -1 for newData)
+     * @param skip    the index not to compare with (the range's own shard), or -1
+     */
+    void disjoint(int what, long address, long length, ByteBuffer[] shards, int skip) {
+        for (int j = 0; j < n; j++) {
+            if (j == skip) {
+                continue;
+            }
+            long other = Buffers.address(shards[j]);
+            if (address < other + shards[j].remaining() && other < address + length) {
+                throw new IllegalArgumentException((what < 0 ? "newData" : "shard " + what)
+                    + " overlaps shard " + j + " in memory; shards that are written must not overlap any other");
+            }
+        }
+    }
+
+    /**
+     * Shard arrays that the call writes appear once: the same array as another shard would be overwritten
+     * while it is read.
+     *
+     * @param written which shards the call writes (null entries are skipped)
+     */
+    void notAliased(byte[][] shards, boolean[] written) {
+        for (int w = 0; w < n; w++) {
+            if (!written[w] || shards[w] == null) {
+                continue;
+            }
+            for (int j = 0; j < n; j++) {
+                if (j != w && shards[j] == shards[w]) {
+                    throw new IllegalArgumentException("shard " + w + " is the same array as shard " + j
+                        + "; shards that are written must not be another shard");
+                }
+            }
+        }
     }
 
     /** A live, contiguous UINT8 array of shape (k + m, shardLength >= 1); returns shardLength. */

@@ -177,6 +177,7 @@ public final class ErasureCodec {
      */
     public void encode(byte[][] shards, int offset, int length) {
         checks.range(offset, length, checks.heap(shards));
+        checks.notAliased(shards, parityFlags);
         CallScratch c = CallScratch.get();
         try {
             System.arraycopy(shards, 0, c.src, 0, k);
@@ -250,7 +251,16 @@ public final class ErasureCodec {
             throw new IllegalArgumentException("newData must not be the shard array it replaces "
                 + "(the old contents are needed to patch the parity)");
         }
+        for (int p = k; p < n; p++) {
+            if (newData == shards[p]) {
+                throw new IllegalArgumentException("newData must not be parity shard " + p + " (it is patched)");
+            }
+        }
         CallScratch c = CallScratch.get();
+        boolean[] written = c.writable;
+        System.arraycopy(parityFlags, 0, written, 0, n);
+        written[dataIndex] = true;
+        checks.notAliased(shards, written);
         try {
             System.arraycopy(shards, k, c.dst, 0, m);
             // parity ^= col * old ^ col * new = col * (old ^ new), in one pass over the parity
@@ -265,6 +275,11 @@ public final class ErasureCodec {
 
     private void reconstructHeap(byte[][] shards, boolean[] present, boolean dataOnly) {
         int len = checks.heapReconstruct(shards, present);
+        boolean[] missing = CallScratch.get().writable;
+        for (int i = 0; i < n; i++) {
+            missing[i] = !present[i];
+        }
+        checks.notAliased(shards, missing);
         DecodePlan plan = plan(present);
         int count = dataOnly ? plan.missingData : plan.missing.length;
         if (count == 0) {
@@ -375,6 +390,7 @@ public final class ErasureCodec {
             throw new IllegalArgumentException("newData is not a direct ByteBuffer");
         }
         Checks.newDataLength(newData.remaining(), len);
+        checks.disjoint(-1, Buffers.address(newData), len, shards, -1);
         for (int p = 0; p < m; p++) {
             cs.dstAddr[p] = Buffers.address(shards[k + p]);
         }
@@ -414,19 +430,21 @@ public final class ErasureCodec {
      * Computes the parity rows of a stripe in place, straight on its (shared) memory.
      *
      * <p>For every SharedArray method: the stripe is a UINT8 array of shape {@code (k + m, shardLength)},
-     * contiguous (row i is shard i), not released; it must not be released by another thread while
-     * the call runs.
+     * contiguous (row i is shard i), not released. The call holds its own reference, so another thread
+     * releasing the stripe meanwhile cannot unmap the memory under it.
      *
      * @param stripe the stripe; its parity rows are overwritten
      */
     public void encode(SharedArray stripe) {
         long len = checks.stripe(stripe);
         CallScratch c = CallScratch.get();
-        long base = stripe.address();
-        rows(c.srcAddr, base, len, 0, k);
-        rows(c.dstAddr, base, len, k, m);
-        engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
-        Reference.reachabilityFence(stripe);
+        // a reference for the whole call: another thread releasing the stripe cannot unmap it under C
+        try (SharedArray held = stripe.retain()) {
+            long base = held.address();
+            rows(c.srcAddr, base, len, 0, k);
+            rows(c.dstAddr, base, len, k, m);
+            engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
+        }
     }
 
     /**
@@ -438,12 +456,13 @@ public final class ErasureCodec {
     public boolean verify(SharedArray stripe) {
         long len = checks.stripe(stripe);
         CallScratch c = CallScratch.get();
-        long base = stripe.address();
-        rows(c.srcAddr, base, len, 0, k);
-        rows(c.dstAddr, base, len, k, m);
-        boolean ok = engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
-        Reference.reachabilityFence(stripe);
-        return ok;
+        // a reference for the whole call: another thread releasing the stripe cannot unmap it under C
+        try (SharedArray held = stripe.retain()) {
+            long base = held.address();
+            rows(c.srcAddr, base, len, 0, k);
+            rows(c.dstAddr, base, len, k, m);
+            return engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
+        }
     }
 
     /**
@@ -485,16 +504,18 @@ public final class ErasureCodec {
         }
         Checks.newDataLength(newData.length, len);
         CallScratch c = CallScratch.get();
-        long base = stripe.address();
-        long row = base + dataIndex * len;
-        rows(c.dstAddr, base, len, k, m);
-        c.srcAddr[0] = row;
-        // Old data out of the parity, new data in place, new data into the parity: two passes over the
-        // parity, but the heap newData never needs an off-heap copy for the kernels to read.
-        engine.dot(columnTables[dataIndex], c.srcAddr, c.dstAddr, len, true);
-        RawMemory.write(newData, 0, row, newData.length);
-        engine.dot(columnTables[dataIndex], c.srcAddr, c.dstAddr, len, true);
-        Reference.reachabilityFence(stripe);
+        // a reference for the whole call: another thread releasing the stripe cannot unmap it under C
+        try (SharedArray held = stripe.retain()) {
+            long base = held.address();
+            long row = base + dataIndex * len;
+            rows(c.dstAddr, base, len, k, m);
+            c.srcAddr[0] = row;
+            // Old data out of the parity, new data in place, new data into the parity: two passes over the
+            // parity, but the heap newData never needs an off-heap copy for the kernels to read.
+            engine.dot(columnTables[dataIndex], c.srcAddr, c.dstAddr, len, true);
+            RawMemory.write(newData, 0, row, newData.length);
+            engine.dot(columnTables[dataIndex], c.srcAddr, c.dstAddr, len, true);
+        }
     }
 
     private void reconstructStripe(SharedArray stripe, boolean[] present, boolean dataOnly) {
@@ -506,15 +527,17 @@ public final class ErasureCodec {
             return;
         }
         CallScratch c = CallScratch.get();
-        long base = stripe.address();
-        for (int j = 0; j < k; j++) {
-            c.srcAddr[j] = base + plan.survivors[j] * len;
+        // a reference for the whole call: another thread releasing the stripe cannot unmap it under C
+        try (SharedArray held = stripe.retain()) {
+            long base = held.address();
+            for (int j = 0; j < k; j++) {
+                c.srcAddr[j] = base + plan.survivors[j] * len;
+            }
+            for (int r = 0; r < count; r++) {
+                c.dstAddr[r] = base + plan.missing[r] * len;
+            }
+            engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
         }
-        for (int r = 0; r < count; r++) {
-            c.dstAddr[r] = base + plan.missing[r] * len;
-        }
-        engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
-        Reference.reachabilityFence(stripe);
     }
 
     private static void rows(long[] into, long base, long len, int first, int count) {
