@@ -41,9 +41,9 @@ final class ChronicleMapping implements Mapping, ReferenceOwner {
             result[0] = new ChronicleMapping(file, store, length);
             store.reserveTransfer(owner, result[0]);
             return result[0];
-        } catch (java.io.IOException e) {
-            file.releaseLast();
-            throw new UncheckedIOException(e);
+        } catch (java.io.IOException | RuntimeException e) {
+            file.releaseLast(); // whatever failed, the MappedFile (and its descriptor) must not stay open
+            throw e instanceof java.io.IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
         }
     }
 

@@ -222,7 +222,17 @@ public final class HeapArray extends NdArray {
 
     @Override
     long locate(long i, long j) {
-        return locate(new long[] {i, j});
+        // the 2-D fast path: no index array unless it has to go into an exception message
+        if (shape.length != 2) {
+            throw wrongRank(new long[] {i, j}, shape);
+        }
+        if (i < 0 || i >= shape[0]) {
+            throw outOfBounds(new long[] {i, j}, shape, 0);
+        }
+        if (j < 0 || j >= shape[1]) {
+            throw outOfBounds(new long[] {i, j}, shape, 1);
+        }
+        return i * cStrides[0] + j * cStrides[1];
     }
 
     @Override

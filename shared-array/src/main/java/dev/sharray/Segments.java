@@ -40,6 +40,11 @@ final class Segments {
         return s;
     }
 
+    /** Undoes {@link #register} for a create that failed before handing out its handle. */
+    static synchronized void unregister(Segment s) {
+        OPEN.remove(s.dataPath, s);
+    }
+
     /**
      * Opens (or reuses) the mapping of a sharray array file and takes one reference on it.
      *
@@ -106,7 +111,8 @@ final class Segments {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             NpyHeader header = NpyHeader.read(ch);
             long length = mappedLength(ch.size(), header);
-            Mapping mapping = backingFor(header) == Backing.AGRONA ? AgronaMapping.map(ch, file, length)
+            // by the length actually mapped (a page-rounded file can be 2 GiB when header + data is just under)
+            Mapping mapping = length <= AgronaMapping.MAX_LENGTH ? AgronaMapping.map(ch, file, length)
                 : Mapping.map(file, length, Backing.MAPPED_FILE);
             return new Segment(file, refPath, mapping, header, refs, slot, refs == null ? 1 : 0);
         } catch (java.nio.file.NoSuchFileException e) {
@@ -122,10 +128,6 @@ final class Segments {
     private static long mappedLength(long size, NpyHeader header) {
         long needed = header.dataOffset + header.dataBytes();
         return size % 4096 == 0 && size <= needed + 4096 ? size : needed;
-    }
-
-    private static Backing backingFor(NpyHeader header) {
-        return header.dataOffset + header.dataBytes() <= AgronaMapping.MAX_LENGTH ? Backing.AGRONA : Backing.MAPPED_FILE;
     }
 
     static NpyHeader readHeader(Path file) {
@@ -172,7 +174,12 @@ final class Segments {
             return;
         }
         synchronized (Segments.class) {
-            RETIRED.put(s.dataPath, s);
+            // another thread may have opened and retired the same file between our release and this lock
+            final Segment previous = RETIRED.put(s.dataPath, s);
+            if (previous != null && previous != s) {
+                retainedBytes -= previous.mapping.length();
+                unmapRetired(previous);
+            }
             retainedBytes += s.mapping.length();
             trimLocked();
         }

@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
@@ -467,7 +468,12 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     private SharedArray view(long[] newShape, long[] newStrides, long newOffset) {
         checkAccessible();
         segment.addRef();
-        return new SharedArray(segment, dtype, newShape, newStrides, newOffset);
+        try {
+            return new SharedArray(segment, dtype, newShape, newStrides, newOffset);
+        } catch (RuntimeException | Error e) {
+            Segments.release(segment); // the reference just taken belongs to no handle
+            throw e;
+        }
     }
 
     private void checkAxis(int axis) {
@@ -861,7 +867,14 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             Reaper.onFirstUse();
             byte[] header = NpyHeader.encode(dtype, shape);
             // A page multiple: Chronicle maps whole pages and would grow the file itself; NumPy ignores the tail.
-            long fileLength = (header.length + Shapes.size(shape) * dtype.byteSize() + PAGE - 1) / PAGE * PAGE;
+            long fileLength;
+            try {
+                fileLength = Math.addExact(Math.addExact(header.length,
+                    Math.multiplyExact(Shapes.size(shape), (long) dtype.byteSize())), PAGE - 1) / PAGE * PAGE;
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " of " + dtype
+                    + " needs more than 2^63 bytes", e);
+            }
             Backing chosen = backing != null ? backing
                 : fileLength <= AgronaMapping.MAX_LENGTH ? Backing.AGRONA : Backing.MAPPED_FILE;
             if (chosen == Backing.AGRONA && fileLength > AgronaMapping.MAX_LENGTH) {
@@ -878,6 +891,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             Path ref = dir.resolve(base + ".ref");
             RefCountFile refs = null;
             Mapping mapping = null;
+            Segment seg = null;
             try {
                 TempFolders.createFile(data);
                 try (RandomAccessFile raf = new RandomAccessFile(data.toFile(), "rw")) {
@@ -888,13 +902,21 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                 if (err == Posix.ENOSPC) {
                     throw new InsufficientSpaceException(dir, fileLength, TempFolders.usableSpace(dir));
                 }
+                if (err != 0) {
+                    // no fallocate here (file system or library): reserve every page by writing it, so a full
+                    // disk is an exception now and never a SIGBUS on first touch later
+                    writeEveryPage(data, header.length, fileLength);
+                }
                 TempFolders.createFile(ref);
                 refs = RefCountFile.create(ref);
                 mapping = Mapping.map(data, fileLength, chosen);
                 NpyHeader h = new NpyHeader(dtype, false, shape.clone(), header.length);
-                Segment seg = Segments.register(data, mapping, h, refs);
+                seg = Segments.register(data, mapping, h, refs);
                 return new SharedArray(seg, dtype, shape.clone(), Shapes.cStrides(shape, dtype.byteSize()), header.length);
             } catch (IOException | RuntimeException e) {
+                if (seg != null) {
+                    Segments.unregister(seg); // else the exit hook would touch the mappings unmapped below
+                }
                 if (mapping != null) {
                     mapping.unmap();
                 }
@@ -910,6 +932,17 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                     throw new UncheckedIOException("cannot create an array in " + dir + ": " + e.getMessage(), (IOException) e);
                 }
                 throw (RuntimeException) e;
+            }
+        }
+
+        /** Writes a zero into every page past the header (the file is new and zero already). */
+        private static void writeEveryPage(Path data, int headerLength, long fileLength) throws IOException {
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(data,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                java.nio.ByteBuffer zero = java.nio.ByteBuffer.allocate(1);
+                for (long page = (headerLength + PAGE - 1) / PAGE * PAGE; page < fileLength; page += PAGE) {
+                    ch.write(zero.clear(), page);
+                }
             }
         }
 

@@ -151,7 +151,9 @@ final class TempFolders {
             Path folder = userDir.resolve(Lazy.HOST + "-" + ProcessIdentity.PID + "-t" + ProcessIdentity.START + "-" + randomHex());
             Files.createDirectory(folder, PosixFilePermissions.asFileAttribute(DIR_MODE));
             Files.setPosixFilePermissions(folder, DIR_MODE); // umask may have narrowed it further; make it exact
-            return folder;
+            // the real path: open(descriptor) finds a process's own arrays by real path, so a root reached
+            // through a symlink or ".." must not make the creator's handle and a reopened one two mappings
+            return folder.toRealPath();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the sharray folder under " + root + ": " + e.getMessage(), e);
         }

@@ -30,4 +30,36 @@ class LargeArrayTest {
             assertThrows(IndexOutOfBoundsException.class, () -> a.getDouble(n));
         }
     }
+
+    @Test
+    void anArrayJustUnderTwoGibReopensInAnotherJvm() throws Exception {
+        // 128-byte header + 2,147,483,640 data bytes: just under 2^31, but the page-rounded file is exactly 2^31
+        long n = 268_435_439;
+        Path root = Path.of(System.getProperty("java.io.tmpdir"));
+        try (SharedArray a = SharedArray.builder(DType.FLOAT64, n).folder(root).create();
+             ChildJvm child = ChildJvm.start(ArrayAgent.class, java.util.List.of())) {
+            assertEquals(1L << 31, Files.size(a.path()));
+            a.setDouble(6.5, n - 1);
+            child.expect("ready ");
+            child.send("open " + java.util.HexFormat.of().formatHex(a.descriptor().toBytes()));
+            String id = child.expect("id ");
+            child.send("get " + id + " " + (n - 1));
+            assertEquals(6.5, Double.parseDouble(child.expect("value ")), "the other JVM maps it (it used to refuse)");
+            child.send("release " + id);
+            assertEquals("ok", child.readLine());
+        }
+    }
+
+    @Test
+    void aFolderReachedThroughASymlinkStillGivesOneMappingPerProcess(@org.junit.jupiter.api.io.TempDir Path tmp)
+        throws Exception {
+        Path real = Files.createDirectories(tmp.resolve("real"));
+        Path link = Files.createSymbolicLink(tmp.resolve("link"), real);
+        try (SharedArray a = SharedArray.builder(DType.FLOAT64, 16).folder(link.resolve("..").resolve("link")).create();
+             SharedArray b = SharedArray.open(a.descriptor())) {
+            assertEquals(a.path().toRealPath(), a.path(), "arrays live at their real path");
+            assertEquals(a.address(), b.address(), "a reopened handle shares the creator's mapping");
+            assertEquals(2, SharedArrays.localReferences(a));
+        }
+    }
 }
