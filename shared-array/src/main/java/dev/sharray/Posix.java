@@ -37,6 +37,50 @@ final class Posix {
 
     private static native int madvise(long address, long length, int advice) throws LastErrorException;
 
+    private static native long mmap(long address, long length, int prot, int flags, int fd, long offset)
+        throws LastErrorException;
+
+    private static native int munmap(long address, long length) throws LastErrorException;
+
+    private static final int PROT_READ_WRITE = 0x1 | 0x2;
+    private static final int MAP_SHARED = 0x01;
+
+    /** @return whether the C library is bound (JNA loaded) */
+    static boolean available() {
+        return AVAILABLE;
+    }
+
+    /**
+     * Maps exactly {@code [0, length)} of a file read-write and shared. Unlike Chronicle, which maps whole
+     * pages and first extends the file to a page multiple, this never changes the file.
+     *
+     * @return the address
+     * @throws java.io.IOException when the file cannot be opened or mapped
+     */
+    static long mapShared(String path, long length) throws java.io.IOException {
+        if (!AVAILABLE) {
+            throw new java.io.IOException("the C library is not available through JNA");
+        }
+        final int fd;
+        try {
+            fd = open(path, O_RDWR);
+        } catch (LastErrorException e) {
+            throw new java.io.IOException("open failed, errno " + e.getErrorCode());
+        }
+        try {
+            return mmap(0, length, PROT_READ_WRITE, MAP_SHARED, fd, 0);
+        } catch (LastErrorException e) {
+            throw new java.io.IOException("mmap failed, errno " + e.getErrorCode());
+        } finally {
+            close(fd); // the mapping keeps the file
+        }
+    }
+
+    /** Unmaps what {@link #mapShared} mapped. */
+    static void unmap(long address, long length) {
+        munmap(address, length);
+    }
+
     /**
      * Reserves the blocks of {@code [0, length)} so later page faults on a mapping cannot hit a full
      * filesystem (which would be SIGBUS).

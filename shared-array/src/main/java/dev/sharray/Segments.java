@@ -113,6 +113,7 @@ final class Segments {
             long length = mappedLength(ch.size(), header);
             // by the length actually mapped (a page-rounded file can be 2 GiB when header + data is just under)
             Mapping mapping = length <= AgronaMapping.MAX_LENGTH ? AgronaMapping.map(ch, file, length)
+                : length % 4096 != 0 ? PosixMapping.map(file, length) // Chronicle would grow the file to a page
                 : Mapping.map(file, length, Backing.MAPPED_FILE);
             return new Segment(file, refPath, mapping, header, refs, slot, refs == null ? 1 : 0);
         } catch (java.nio.file.NoSuchFileException e) {

@@ -62,4 +62,28 @@ class LargeArrayTest {
             assertEquals(2, SharedArrays.localReferences(a));
         }
     }
+
+    @Test
+    void aNumpyFileOverTwoGibIsMappedWithoutChangingItsSize(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        long n = (1L << 31) / 8 + 1001; // header + data is not a page multiple, as NumPy writes it
+        byte[] header = NpyHeader.encode(DType.FLOAT64, new long[] {n});
+        Path file = tmp.resolve("big.npy");
+        long size = header.length + n * 8;
+        try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+            raf.write(header);
+            raf.setLength(size); // sparse
+        }
+        assertTrue(size % 4096 != 0);
+        try (SharedArray a = SharedArray.openNpy(file)) {
+            a.setDouble(2.75, n - 1);
+            assertEquals(2.75, a.getDouble(n - 1));
+            assertEquals(size, Files.size(file), "mapping a user's file never grows it");
+        }
+        assertEquals(size, Files.size(file));
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+            java.nio.ByteBuffer last = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            ch.read(last, size - 8);
+            assertEquals(2.75, last.getDouble(0), "the write reached the file");
+        }
+    }
 }
