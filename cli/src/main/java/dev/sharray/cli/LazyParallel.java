@@ -60,8 +60,8 @@ final class LazyParallel implements Parallel {
             try {
                 // one task per idle worker: each worker loads the classes and native code the tasks need
                 p.map(warmUp, IntStream.range(0, workers).boxed().toList());
-            } catch (RuntimeException ignored) {
-                // the real tasks fail with the reason
+            } catch (Throwable ignored) {
+                // the real tasks fail with the reason; an Error here must not leave map() and close() waiting
             }
             started.complete(p);
         }, "sharray-pool-start");

@@ -50,8 +50,10 @@ final class ThreadParallel implements Parallel {
                 }
                 results.add(null);
             } catch (InterruptedException e) {
+                // never return while a task runs: the caller frees the memory the tasks read as soon as we do
+                // (and interrupting them would close the file channels they write)
+                awaitAll(futures);
                 Thread.currentThread().interrupt();
-                futures.forEach(x -> x.cancel(true));
                 throw new CliException("interrupted", e);
             }
         }
@@ -65,6 +67,26 @@ final class ThreadParallel implements Parallel {
             throw new TaskFailedException(failure);
         }
         return results;
+    }
+
+    /** Waits until every task has ended, whatever the outcome, ignoring interrupts until then. */
+    private static void awaitAll(List<? extends Future<?>> futures) {
+        boolean interrupted = false;
+        for (Future<?> f : futures) {
+            while (true) {
+                try {
+                    f.get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+                    break;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override

@@ -52,28 +52,7 @@ final class Cli {
     }
 
     private static Result run(boolean pool, Path tempFolder, String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(JvmFlags.forCurrentJvm());
-        cmd.add("-Xmx256m");
-        cmd.add("-XX:+UseSerialGC");
-        cmd.add("-XX:TieredStopAtLevel=1");
-        cmd.add("-Dchronicle.analytics.disable=true");
-        if (tempFolder != null) {
-            cmd.add("-Dsharray.tempFolder=" + tempFolder);
-            cmd.add("-Djava.io.tmpdir=" + tempFolder);
-        }
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(Main.class.getName());
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.environment().put("SHARRAY_PROGRESS_PLAIN", "1");
-        if (pool) {
-            pb.environment().remove("SHARRAY_PARALLEL");
-        } else {
-            pb.environment().put("SHARRAY_PARALLEL", "threads");
-        }
+        ProcessBuilder pb = builder(pool, tempFolder, args);
         Process p = pb.start();
         p.getOutputStream().close();
         CompletableFuture<String> out = drain(p.getInputStream());
@@ -85,6 +64,32 @@ final class Cli {
         String e = err.join().lines().filter(l -> !l.startsWith("WARNING: Using incubator modules"))
             .collect(Collectors.joining("\n", "", "\n"));
         return new Result(p.exitValue(), out.join(), e.equals("\n") ? "" : e);
+    }
+
+    /**
+     * Starts the CLI without waiting (for tests that signal it mid-run); the caller drains or ignores its
+     * output (it goes to files here, so the child never blocks on a full pipe).
+     */
+    static Process start(Path tempFolder, Path output, String... args) throws IOException {
+        ProcessBuilder pb = builder(true, tempFolder, args);
+        pb.redirectOutput(output.toFile()).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.PIPE);
+        return pb.start();
+    }
+
+    private static ProcessBuilder builder(boolean pool, Path tempFolder, String... args) {
+        List<String> options = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        if (tempFolder != null) {
+            options.add("-Dsharray.tempFolder=" + tempFolder);
+            options.add("-Djava.io.tmpdir=" + tempFolder);
+        }
+        ProcessBuilder pb = new ProcessBuilder(JvmFlags.javaCommand(options, Main.class.getName(), args));
+        pb.environment().put("SHARRAY_PROGRESS_PLAIN", "1");
+        if (pool) {
+            pb.environment().remove("SHARRAY_PARALLEL");
+        } else {
+            pb.environment().put("SHARRAY_PARALLEL", "threads");
+        }
+        return pb;
     }
 
     private static CompletableFuture<String> drain(InputStream in) {

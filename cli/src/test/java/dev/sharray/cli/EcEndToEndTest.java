@@ -182,4 +182,32 @@ class EcEndToEndTest {
             assertArrayEquals(Files.readAllBytes(input), Files.readAllBytes(out), "length " + len);
         }
     }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(180)
+    void anEncodeStoppedBySigtermLeavesNoPartialFiles() throws Exception {
+        Path input = dir.resolve("stopped.bin");
+        try (RandomAccessFile f = new RandomAccessFile(input.toFile(), "rw")) {
+            f.setLength(600L << 20); // zeros: cheap to make, long enough to stop it mid-way
+        }
+        Path out = dir.resolve("stopped.shards");
+        Process p = Cli.start(dir, dir.resolve("stopped.log"), "ec", "encode", input.toString(), "-o", out.toString());
+        boolean staging = false;
+        for (int i = 0; i < 6000 && !staging && p.isAlive(); i++) {
+            staging = Files.isDirectory(out) && partials(out) > 0;
+            if (!staging) {
+                Thread.sleep(5);
+            }
+        }
+        assertTrue(staging, "the encode was staging its outputs");
+        p.destroy(); // SIGTERM, as Ctrl-C or a service manager sends
+        p.waitFor();
+        assertEquals(0, partials(out), "the shutdown hook removed the partial shard files");
+    }
+
+    private static long partials(Path dir) throws IOException {
+        try (var files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().contains(".partial-")).count();
+        }
+    }
 }

@@ -111,4 +111,54 @@ class LazyParallelTest {
         lazy.close();
         assertEquals(0, starts.get(), "close() of an unused pool starts nothing");
     }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(30)
+    void aWarmUpThatThrowsAnErrorLeavesThePoolUsableAndClosable() {
+        List<Recording> made = new ArrayList<>();
+        LazyParallel lazy = new LazyParallel(2, n -> {
+            Recording r = new Recording(n);
+            made.add(r);
+            return r;
+        });
+        lazy.startEarly(worker -> {
+            throw new AssertionError("class initialisation failed");
+        });
+        assertEquals(List.of(2), lazy.map(x -> x + 1, List.of(1)));
+        lazy.close();
+        assertTrue(made.get(0).closed);
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(30)
+    void anInterruptedMapReturnsOnlyAfterItsRunningTasksEnded() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger ended = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(2);
+        try (ThreadParallel threads = new ThreadParallel(2)) {
+            java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.atomic.AtomicInteger endedWhenMapReturned = new java.util.concurrent.atomic.AtomicInteger(-1);
+            Thread caller = new Thread(() -> {
+                try {
+                    threads.map(i -> {
+                        running.countDown();
+                        long until = System.nanoTime() + 300_000_000L;
+                        while (System.nanoTime() < until) {
+                            Thread.onSpinWait(); // reads the caller's memory, say; not interruptible
+                        }
+                        ended.incrementAndGet();
+                        return i;
+                    }, List.of(1, 2));
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+                endedWhenMapReturned.set(ended.get());
+            });
+            caller.start();
+            running.await();
+            caller.interrupt();
+            caller.join();
+            assertTrue(thrown.get() instanceof CliException, String.valueOf(thrown.get()));
+            assertEquals(2, endedWhenMapReturned.get(), "both tasks had ended before map() gave up");
+        }
+    }
 }

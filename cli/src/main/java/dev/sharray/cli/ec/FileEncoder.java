@@ -107,7 +107,7 @@ public final class FileEncoder {
     private static void encodeBody(Path input, FileChannel in, long length, long shardLen, int k, int m, Matrix matrix,
                                    FileChannel[] out, int[] crcs, Parallel compute, Parallel io) throws IOException {
         int n = k + m;
-        int window = (int) Math.min(Windows.WINDOW, Math.max(shardLen, 1));
+        int window = Windows.columns(m, shardLen); // m parity rows, double-buffered
         EncodeJob job = new EncodeJob(input.toAbsolutePath().toString(), length, shardLen, k, m, matrix, window);
         try (SharedArray parity = SharedArray.create(DType.UINT8, 2L * m, window);
              Progress progress = Progress.start("encode", k * shardLen);

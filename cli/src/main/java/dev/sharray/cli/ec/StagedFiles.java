@@ -19,6 +19,9 @@ final class StagedFiles implements AutoCloseable {
     private final List<Path> targets = new ArrayList<>();
     private final List<FileChannel> channels = new ArrayList<>();
     private boolean committed;
+    /** Deletes the partial files when the JVM is stopped (Ctrl-C, SIGTERM) before close() could. */
+    private final Thread onExit = new Thread(this::deleteTemps, "sharray-staged-files");
+    private boolean hooked;
 
     /**
      * Creates a new temporary file for {@code target} and opens it for writing.
@@ -26,7 +29,11 @@ final class StagedFiles implements AutoCloseable {
      * @param target the final path
      * @return a channel on the temporary file
      */
-    FileChannel create(Path target) throws IOException {
+    synchronized FileChannel create(Path target) throws IOException {
+        if (!hooked) {
+            Runtime.getRuntime().addShutdownHook(onExit);
+            hooked = true;
+        }
         Path temp = target.resolveSibling("." + target.getFileName() + ".partial-" + ProcessHandle.current().pid());
         Files.deleteIfExists(temp);
         temps.add(temp);
@@ -58,12 +65,24 @@ final class StagedFiles implements AutoCloseable {
             }
         }
         if (!committed) {
-            for (Path t : temps) {
-                try {
-                    Files.deleteIfExists(t);
-                } catch (IOException ignored) {
-                    // best effort while failing
-                }
+            deleteTemps();
+        }
+        if (hooked) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(onExit);
+            } catch (IllegalStateException exiting) {
+                // the JVM is already shutting down: the hook runs (and finds nothing left to delete)
+            }
+            hooked = false;
+        }
+    }
+
+    private synchronized void deleteTemps() {
+        for (Path t : temps) {
+            try {
+                Files.deleteIfExists(t); // after a commit, renamed away: nothing to delete
+            } catch (IOException ignored) {
+                // best effort while failing
             }
         }
     }

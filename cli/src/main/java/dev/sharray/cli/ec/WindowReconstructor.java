@@ -80,8 +80,7 @@ final class WindowReconstructor {
                 needCompute |= !dataOnly || i < k;
             }
         }
-        int window = (int) Math.min(Math.max(64 << 10, ((32L << 20) / Math.max(1, rows)) & ~63L), Windows.WINDOW);
-        window = (int) Math.min(window, Math.max(1, shardLen));
+        int window = Windows.columns(rows, shardLen);
         FileChannel[] in = new FileChannel[n];
         try (SharedArray scratch = SharedArray.create(DType.UINT8, Math.max(1, 2L * rows), window);
              Progress progress = Progress.start(task, k * shardLen);

@@ -55,10 +55,13 @@ final class WriteBehind implements AutoCloseable {
         }
     }
 
-    /** Stops the writer and waits until no write runs any more (its failure, if any, was already lost). */
+    /**
+     * Lets the write in flight finish and stops the writer (its failure, if any, was already lost). No
+     * interrupt: the write reads shared memory that the caller releases right after this returns.
+     */
     @Override
     public void close() {
-        writer.shutdownNow();
+        writer.shutdown();
         try {
             if (!writer.awaitTermination(5, TimeUnit.MINUTES)) {
                 throw new IllegalStateException("a shard write did not stop");
