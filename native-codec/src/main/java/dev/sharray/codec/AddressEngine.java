@@ -33,8 +33,8 @@ abstract class AddressEngine implements Engine {
         }
         long srcPtrs = s.pointers(0, ss, t.cols, 0);
         long dstPtrs = s.pointers(1, sd, t.rows, 0);
-        for (int pos = 0; pos < len; pos += CHUNK) {
-            int n = Math.min(CHUNK, len - pos);
+        for (int pos = 0, n; pos < len; pos += n) { // += n: pos never overflows past len
+            n = Math.min(CHUNK, len - pos);
             for (int j = 0; j < t.cols; j++) {
                 stage.put(j * CHUNK, src[j], off + pos, n);
             }
@@ -88,8 +88,8 @@ abstract class AddressEngine implements Engine {
         for (int p = 0; p < t.rows; p++) {
             sd[p] = base + (long) (t.cols + p) * CHUNK;
         }
-        for (int pos = 0; pos < len; pos += CHUNK) {
-            int n = Math.min(CHUNK, len - pos);
+        for (int pos = 0, n; pos < len; pos += n) { // += n: pos never overflows past len
+            n = Math.min(CHUNK, len - pos);
             for (int j = 0; j < t.cols; j++) {
                 stage.put(j * CHUNK, src[j], off + pos, n);
             }

@@ -30,6 +30,11 @@ final class Engines {
                 if (NativeLib.available()) {
                     return nativeEngine(cap);
                 }
+                if (cap != null) {
+                    // the builder promised: an explicit SIMD level fails rather than silently meaning nothing
+                    throw new IllegalStateException("SIMD level " + cap + " was requested but the native library is"
+                        + " unavailable: " + NativeLib.failure());
+                }
                 if (FALLBACK_LOGGED.compareAndSet(false, true)) {
                     LOG.warn("sharray codec: native library unavailable ({}); using the Java Vector API backend",
                         NativeLib.failure());

@@ -311,6 +311,7 @@ public final class ErasureCodec {
      * @param shards k data then m parity direct buffers with equal {@code remaining()}; parity ones writable
      */
     public void encode(ByteBuffer[] shards) {
+        shards = snapshot(shards);
         long len = checks.buffers(shards, parityFlags);
         CallScratch c = CallScratch.get();
         for (int i = 0; i < k; i++) {
@@ -330,6 +331,7 @@ public final class ErasureCodec {
      * @return true when every parity byte is what {@link #encode(ByteBuffer[])} would write
      */
     public boolean verify(ByteBuffer[] shards) {
+        shards = snapshot(shards);
         long len = checks.buffers(shards, readOnlyFlags);
         CallScratch c = CallScratch.get();
         for (int i = 0; i < k; i++) {
@@ -376,6 +378,7 @@ public final class ErasureCodec {
      *                  any shard; its position is not changed
      */
     public void update(ByteBuffer[] shards, int dataIndex, ByteBuffer newData) {
+        shards = snapshot(shards);
         checks.dataIndex(dataIndex);
         CallScratch cs = CallScratch.get();
         boolean[] w = cs.writable;
@@ -403,6 +406,8 @@ public final class ErasureCodec {
     }
 
     private void reconstructBuffers(ByteBuffer[] shards, boolean[] present, boolean dataOnly) {
+        shards = snapshot(shards);
+        present = present == null ? null : present.clone(); // the plan and the writable flags from one copy
         checks.present(present);
         CallScratch c = CallScratch.get();
         for (int i = 0; i < n; i++) {
@@ -422,6 +427,14 @@ public final class ErasureCodec {
         }
         engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
         Reference.reachabilityFence(shards);
+    }
+
+    /**
+     * The caller's array of buffers, copied before it is validated: the addresses given to C come from
+     * exactly the buffers that were checked, even if another thread changes the caller's array meanwhile.
+     */
+    private static ByteBuffer[] snapshot(ByteBuffer[] shards) {
+        return shards == null ? null : shards.clone();
     }
 
     // ------------------------------------------------------------------ SharedArray stripe, in place

@@ -73,8 +73,8 @@ final class VectorEngine implements Engine {
     @Override
     public boolean verify(Tables t, byte[][] src, byte[][] parity, int off, int len) {
         byte[][] hd = SCRATCH.get().dst(t.rows);
-        for (int pos = 0; pos < len; pos += CHUNK) {
-            int n = Math.min(CHUNK, len - pos);
+        for (int pos = 0, n; pos < len; pos += n) { // += n: pos never overflows past len
+            n = Math.min(CHUNK, len - pos);
             computeChunk(t, src, off + pos, n, hd);
             for (int p = 0; p < t.rows; p++) {
                 if (!java.util.Arrays.equals(hd[p], 0, n, parity[p], off + pos, off + pos + n)) {

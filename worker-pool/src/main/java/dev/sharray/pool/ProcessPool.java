@@ -984,7 +984,8 @@ public final class ProcessPool implements AutoCloseable {
 
     private void awaitStopped() {
         synchronized (stopLock) {
-            while (!stopped && state.get() == CLOSED) {
+            // also while another close() still drains (CLOSING): a second close() returns only once stopped
+            while (!stopped && state.get() != RUNNING) {
                 try {
                     stopLock.wait(100);
                 } catch (InterruptedException e) {
