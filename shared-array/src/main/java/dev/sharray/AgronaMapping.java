@@ -35,10 +35,7 @@ final class AgronaMapping implements Mapping {
     }
 
     static AgronaMapping map(Path file, long length) {
-        if (length > MAX_LENGTH) {
-            throw new IllegalArgumentException("the AGRONA backing maps at most 2 GiB; " + file + " needs "
-                + length + " bytes: use Backing.MAPPED_FILE");
-        }
+        checkLength(file, length);
         return new AgronaMapping(IoUtil.mapExistingFile(file.toFile(), FileChannel.MapMode.READ_WRITE,
             file.getFileName().toString(), 0, length), length);
     }

@@ -167,14 +167,7 @@ public final class HeapArray extends NdArray {
      * @return a shared copy
      */
     public SharedArray toShared() {
-        SharedArray s = SharedArray.create(dtype, shape);
-        try {
-            s.copyRawFrom(data);
-            return s;
-        } catch (RuntimeException e) {
-            s.release();
-            throw e;
-        }
+        return toShared(null); // null: the default folder, as SharedArray.create uses
     }
 
     /**
@@ -184,14 +177,7 @@ public final class HeapArray extends NdArray {
      * @return a shared copy; release it when done
      */
     public SharedArray toShared(java.nio.file.Path root) {
-        SharedArray s = SharedArray.builder(dtype, shape).folder(root).create();
-        try {
-            s.copyRawFrom(data);
-            return s;
-        } catch (RuntimeException e) {
-            s.release();
-            throw e;
-        }
+        return SharedArray.filled(dtype, shape, data, root);
     }
 
     @Override

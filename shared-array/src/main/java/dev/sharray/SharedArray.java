@@ -159,7 +159,15 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     }
 
     private static SharedArray filled(DType dtype, Object data, long length) {
-        SharedArray a = create(dtype, length);
+        return filled(dtype, new long[] {length}, data, null);
+    }
+
+    /**
+     * A new array (under {@code folder}, or the default one when null) holding a copy of {@code data}, a
+     * primitive array of {@code dtype}'s Java type with as many elements as {@code shape} has.
+     */
+    static SharedArray filled(DType dtype, long[] shape, Object data, Path folder) {
+        SharedArray a = builder(dtype, shape).folder(folder).create();
         try {
             a.copyRawFrom(data);
             return a;
