@@ -105,6 +105,26 @@ class BadInputTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(120)
+    void aFifoOrAnOddlyNamedCopyIsNotAShard() throws Exception {
+        Path shards = encode("odd");
+        Path two = EcEndToEndTest.shard(shards, 2);
+        Files.delete(two);
+        Process mkfifo = new ProcessBuilder("mkfifo", two.toString()).start();
+        assertEquals(0, mkfifo.waitFor());
+        Path five = EcEndToEndTest.shard(shards, 5);
+        Files.move(five, shards.resolve("shard-005.sre")); // same index, not its name
+        Cli.Result v = Cli.runThreads(null, "ec", "verify", shards.toString());
+        assertEquals(1, v.exit(), v::toString); // not all intact; it answered, so no hang on the FIFO
+        assertTrue(v.out().contains("not a regular file"), v::toString);
+        assertTrue(v.out().contains("recoverable") && !v.out().contains("NOT recoverable"), v::toString);
+        assertTrue(v.out().lines().anyMatch(l -> l.matches("\\s*5\\s+data\\s+shard-05\\.sre\\s+missing.*")), v::toString);
+        Path out = dir.resolve("odd.bin");
+        assertEquals(0, Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString()).exit());
+        assertEquals(EcEndToEndTest.sha256(input), EcEndToEndTest.sha256(out));
+    }
+
+    @Test
     void fewerThanKIntactShards() throws Exception {
         Path shards = encode("shards");
         for (int i : new int[] {0, 3, 7, 10, 13}) {

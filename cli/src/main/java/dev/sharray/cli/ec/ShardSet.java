@@ -106,7 +106,9 @@ public final class ShardSet {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path p : ds) {
                 Matcher m = ShardFiles.NAME.matcher(p.getFileName().toString());
-                if (m.matches()) {
+                // only the canonical name of an index (shard-05.sre, not shard-005.sre): two files must not
+                // both claim one shard
+                if (m.matches() && p.getFileName().equals(ShardFiles.shard(dir, Integer.parseInt(m.group(1))).getFileName())) {
                     files.put(Integer.parseInt(m.group(1)), p);
                 }
             }
@@ -213,6 +215,9 @@ public final class ShardSet {
     private static byte[] readHeader(Path file) throws IOException, BadShardException {
         if (Files.isDirectory(file)) {
             throw new IOException("is a directory");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new IOException("not a regular file"); // a FIFO or device would block the open or read forever
         }
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             ByteBuffer b = ByteBuffer.allocate(ShardHeader.SIZE);
