@@ -11,26 +11,32 @@ import dev.sharray.cli.Ui;
 import dev.sharray.codec.ErasureCodec;
 import dev.sharray.codec.Matrix;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.IntStream;
 
 /**
  * Encodes a file into k + m shard files. The whole file is one stripe: data shard i holds bytes
- * {@code [i*L, (i+1)*L)} of the zero-padded file, {@code L = ceil(length/k)}. The input is mapped read-only
- * window by window (never copied into the heap); each window's parity is computed in parallel, then each
- * shard's slice is checksummed and appended to its file in parallel. Memory stays flat in the file size:
- * m parity windows plus one padding window.
+ * {@code [i*L, (i+1)*L)} of the zero-padded file, {@code L = ceil(length/k)}. The data shards are written
+ * from the input by kernel copy on a thread of their own, from the start. The input is mapped read-only
+ * window by window (never copied into the heap); each window's parity and every shard's checksum are
+ * computed in parallel, then the parity is appended to its files. Memory stays flat in the file size: m
+ * parity windows, double-buffered.
  */
 public final class FileEncoder {
-    private static final SecureRandom RANDOM = new SecureRandom();
+    /**
+     * Set ids. In a holder because workers load this class to decode the tasks' lambdas and need no
+     * SecureRandom of their own.
+     */
+    private static final class SetIds {
+        static final SecureRandom RANDOM = new SecureRandom();
+    }
 
     /**
      * What an encoding produced.
@@ -70,14 +76,17 @@ public final class FileEncoder {
         try (FileChannel in = FileChannel.open(input, StandardOpenOption.READ); StagedFiles staged = new StagedFiles()) {
             long length = in.size();
             long shardLen = length == 0 ? 0 : (length + k - 1) / k;
-            ShardHeader proto = new ShardHeader(ShardHeader.VERSION, k, m, matrix, 0, shardLen, length, RANDOM.nextLong(), 0);
+            ShardHeader proto = new ShardHeader(ShardHeader.VERSION, k, m, matrix, 0, shardLen, length, SetIds.RANDOM.nextLong(), 0);
             FileChannel[] out = new FileChannel[n];
             for (int i = 0; i < n; i++) {
                 out[i] = staged.create(ShardFiles.shard(outDir, i));
                 out[i].position(ShardHeader.SIZE);
             }
             int[] crcs = new int[n];
-            encodeBody(input, in, length, shardLen, k, m, matrix, out, crcs, compute, io);
+            try (DataShardCopier data = new DataShardCopier(in, length, shardLen, Arrays.copyOf(out, k))) {
+                encodeParity(input, length, shardLen, k, m, matrix, Arrays.copyOfRange(out, k, n), crcs, compute, io, data);
+                data.await();
+            }
             for (int i = 0; i < n; i++) {
                 Io.writeFully(out[i], proto.withIndex(i).withBodyCrc(crcs[i]).toBuffer(), 0);
             }
@@ -101,48 +110,46 @@ public final class FileEncoder {
     }
 
     /**
-     * Window by window: the workers code window N+1 (and checksum its parts) while threads here write window
-     * N: data shards straight from the input file by kernel copy, parity from the shared window.
+     * Window by window: the workers code window N+1 (reading the data from the input file, and checksumming
+     * every shard's part) while threads here write the parity of window N from the shared window. Stops
+     * at the first window after {@code data} failed.
      */
-    private static void encodeBody(Path input, FileChannel in, long length, long shardLen, int k, int m, Matrix matrix,
-                                   FileChannel[] out, int[] crcs, Parallel compute, Parallel io) throws IOException {
+    private static void encodeParity(Path input, long length, long shardLen, int k, int m, Matrix matrix,
+                                     FileChannel[] parityOut, int[] crcs, Parallel compute, Parallel io,
+                                     DataShardCopier data) throws IOException {
         int n = k + m;
         int window = Windows.columns(m, shardLen); // m parity rows, double-buffered
         EncodeJob job = new EncodeJob(input.toAbsolutePath().toString(), length, shardLen, k, m, matrix, window);
         try (SharedArray parity = SharedArray.create(DType.UINT8, 2L * m, window);
              Progress progress = Progress.start("encode", k * shardLen);
              WriteBehind writer = new WriteBehind()) {
-            ByteBuffer zeros = ByteBuffer.allocateDirect(window);
             long computeNanos = 0;
+            long firstNanos = 0;
             long waitNanos = 0;
             int buffer = 0;
             for (long c0 = 0; c0 < shardLen; c0 += window) {
-                final long col = c0;
+                data.check();
                 final int w = (int) Math.min(window, shardLen - c0);
                 final int row0 = buffer * m;
-                List<long[]> parts = Windows.split(c0, w, compute.workers()).stream()
-                    .map(p -> new long[] {p[0], p[1], p[2], row0}).toList();
-                // captures only the record and the shared array: both cross to worker JVMs
+                List<WindowPart> parts = Windows.split(c0, w, compute.workers()).stream()
+                    .map(p -> new WindowPart(job, parity, p[0], p[1], (int) p[2], row0)).toList();
                 long tc = System.nanoTime();
-                List<int[]> partCrcs = compute.map(part -> WindowCoder.encode(job, parity, part), parts);
+                List<int[]> partCrcs = compute.map(WindowCoder::encode, parts);
                 long tw = System.nanoTime();
                 computeNanos += tw - tc;
+                firstNanos = c0 == 0 ? tw - tc : firstNanos;
                 writer.await();
                 waitNanos += System.nanoTime() - tw;
                 for (int p = 0; p < parts.size(); p++) {
                     for (int i = 0; i < n; i++) {
-                        crcs[i] = Crc32c.combine(crcs[i], partCrcs.get(p)[i], parts.get(p)[2]);
+                        crcs[i] = Crc32c.combine(crcs[i], partCrcs.get(p)[i], parts.get(p).length());
                     }
                 }
                 writer.submit(() -> {
-                    io.map(i -> {
-                        if (i < k) {
-                            writeData(in, length, i * shardLen + col, w, out[i], zeros);
-                        } else {
-                            Io.writeFully(out[i], SharedMemory.bytes(parity, (long) (row0 + i - k) * window, w), -1);
-                        }
+                    io.map(j -> {
+                        Io.writeFully(parityOut[j], SharedMemory.bytes(parity, (long) (row0 + j) * window, w), -1);
                         return null;
-                    }, IntStream.range(0, n).boxed().toList());
+                    }, IntStream.range(0, m).boxed().toList());
                     progress.advance((long) k * w);
                     return null;
                 });
@@ -152,26 +159,10 @@ public final class FileEncoder {
             writer.await();
             waitNanos += System.nanoTime() - tw;
             if (Ui.verbose()) {
-                Ui.info(String.format("encode: %.3f s coding on %s, %.3f s waiting for writes", computeNanos / 1e9,
-                    compute.describe(), waitNanos / 1e9));
+                Ui.info(String.format("encode: %.3f s coding on %s (%.3f s of it the first window, with the"
+                    + " start-up), %.3f s waiting for parity writes", computeNanos / 1e9, compute.describe(),
+                    firstNanos / 1e9, waitNanos / 1e9));
             }
-        }
-    }
-
-    /** Appends {@code [pos, pos+w)} of the zero-padded input to {@code out}: a kernel copy, then zeros past the end. */
-    private static void writeData(FileChannel in, long length, long pos, int w, FileChannel out, ByteBuffer zeros)
-        throws IOException {
-        long avail = Math.max(0, Math.min(w, length - pos));
-        long done = 0;
-        while (done < avail) {
-            long t = in.transferTo(pos + done, avail - done, out);
-            if (t <= 0) {
-                throw new IOException("the input shrank while encoding");
-            }
-            done += t;
-        }
-        if (avail < w) {
-            Io.writeFully(out, zeros.duplicate().limit((int) (w - avail)), -1);
         }
     }
 

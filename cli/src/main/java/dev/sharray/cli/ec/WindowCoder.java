@@ -15,7 +15,7 @@ import java.util.zip.CRC32C;
 
 /**
  * The codec work on one part of a window, as it runs in a worker (JVM or thread): map the files' window
- * read-only, code into shared memory, unmap. A part is {@code {c0, start, length}}: columns
+ * read-only, code into shared memory, unmap. A {@link WindowPart} covers columns
  * {@code [c0+start, c0+start+length)} of every shard, at offset {@code start} of the shared window rows.
  */
 public final class WindowCoder {
@@ -38,19 +38,16 @@ public final class WindowCoder {
     }
 
     /**
-     * Computes the parity of one part into the shared parity window and checksums every shard's part.
+     * Computes the parity of one part into the shared parity rows and checksums every shard's part.
      *
-     * @param job    the encoding
-     * @param parity UINT8 shared array whose rows {@code row0 .. row0+m-1} receive the parity
-     * @param part   {@code {c0, start, length, row0}}; row0 is the first parity row to use (the encoder
-     *               double-buffers windows)
+     * @param p the part; its job is an {@link EncodeJob}, its rows receive the parity from row {@code row0}
      * @return the CRC-32C of each shard's part (data then parity), to combine in part order
      */
-    public static int[] encode(EncodeJob job, SharedArray parity, long[] part) throws IOException {
+    public static int[] encode(WindowPart p) throws IOException {
+        EncodeJob job = (EncodeJob) p.job();
         int k = job.k();
-        int row0 = (int) part[3];
-        long col = part[0] + part[1];
-        int len = (int) part[2];
+        long col = p.c0() + p.start();
+        int len = p.length();
         ByteBuffer[] shards = new ByteBuffer[k + job.m()];
         List<ByteBuffer> owned = new ArrayList<>();
         try (FileChannel in = FileChannel.open(Path.of(job.input()), StandardOpenOption.READ)) {
@@ -61,7 +58,7 @@ public final class WindowCoder {
                 shards[i] = b;
             }
             for (int j = 0; j < job.m(); j++) {
-                shards[k + j] = SharedMemory.bytes(parity, (row0 + j) * job.window() + part[1], len);
+                shards[k + j] = SharedMemory.bytes(p.rows(), (p.row0() + j) * job.window() + p.start(), len);
             }
             SharedStripes.codec(k, job.m(), job.matrix()).encode(shards);
             int[] crcs = new int[shards.length];
@@ -80,15 +77,15 @@ public final class WindowCoder {
     /**
      * Rebuilds the non-intact shards of one part into their scratch rows.
      *
-     * @param job     the reconstruction
-     * @param scratch UINT8 (rows, window) shared array
-     * @param part    {@code {c0, start, length}}
+     * @param p the part; its job is a {@link ReconstructJob}, its rows are the scratch rows
      * @return null
      */
-    public static Void reconstruct(ReconstructJob job, SharedArray scratch, long[] part) throws IOException {
+    public static Void reconstruct(WindowPart p) throws IOException {
+        ReconstructJob job = (ReconstructJob) p.job();
+        SharedArray scratch = p.rows();
         int n = job.k() + job.m();
-        long col = part[0] + part[1];
-        int len = (int) part[2];
+        long col = p.c0() + p.start();
+        int len = p.length();
         ByteBuffer[] shards = new ByteBuffer[n];
         List<ByteBuffer> maps = new ArrayList<>();
         List<FileChannel> channels = new ArrayList<>();
@@ -101,7 +98,7 @@ public final class WindowCoder {
                     maps.add(b);
                     shards[i] = b;
                 } else {
-                    shards[i] = SharedMemory.bytes(scratch, job.rowOf()[i] * job.window() + part[1], len);
+                    shards[i] = SharedMemory.bytes(scratch, job.rowOf()[i] * job.window() + p.start(), len);
                 }
             }
             var codec = SharedStripes.codec(job.k(), job.m(), job.matrix());

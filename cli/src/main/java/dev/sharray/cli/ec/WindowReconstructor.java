@@ -103,7 +103,9 @@ final class WindowReconstructor {
                 }
                 if (needCompute) {
                     ReconstructJob job = new ReconstructJob(paths, present, rowsNow, k, h.m(), h.matrix(), window, dataOnly);
-                    compute.map(part -> WindowCoder.reconstruct(job, scratch, part), Windows.split(c0, w, compute.workers()));
+                    List<WindowPart> parts = Windows.split(c0, w, compute.workers()).stream()
+                        .map(p -> new WindowPart(job, scratch, p[0], p[1], (int) p[2], 0)).toList();
+                    compute.map(WindowCoder::reconstruct, parts);
                 }
                 Window win = new Window(c0, w, rebuilt, in);
                 writer.submit(() -> {
