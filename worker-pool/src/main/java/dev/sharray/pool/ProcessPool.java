@@ -52,8 +52,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Faults stay local: a worker that dies fails only the task it was running
  * ({@link WorkerCrashedException}) and is replaced; an exception thrown by a task reaches the caller as
  * a {@link RemoteTaskException}; a task over its timeout fails with {@link TaskTimeoutException} and its
- * worker is killed and replaced. {@link #close()} drains and stops, {@link #shutdownNow()} kills;
- * neither leaves a process, file or mapping behind.
+ * worker is killed and replaced. When the last worker is gone and three attempts to start a replacement
+ * failed, queued and later tasks fail at once with an {@link IllegalStateException} giving the reason.
+ * {@link #close()} drains and stops, {@link #shutdownNow()} kills; neither leaves a process, file or
+ * mapping behind.
  *
  * <p>Thread-safe. Callbacks attached to task futures may run on the pool's result thread: keep them
  * short and non-blocking, or use the {@code *Async} variants.
@@ -87,6 +89,8 @@ public final class ProcessPool implements AutoCloseable {
     /** Arrays opened while decoding the current result (pump lock held). */
     private final OpenedArrays resultArrays = new OpenedArrays();
     private final ExecutorService supervisor;
+    /** Set once every worker has died and no replacement could be started: tasks then fail at once. */
+    private volatile IllegalStateException noWorkers;
     private final Thread receiver;
     private final ThreadLocal<Encoder> encoders;
     /** Shared copies of heap arguments kept for the next call (see {@link Builder#copyCacheBytes}). */
@@ -460,6 +464,12 @@ public final class ProcessPool implements AutoCloseable {
             throw new IllegalStateException("ProcessPool is closed: no new tasks are accepted");
         }
         pending.offer(t);
+        if (noWorkers != null) {
+            // every worker died and none could be started: fail now instead of waiting forever (whichever
+            // of this check and replace()'s failPending sees the task first fails it)
+            failPending(noWorkers);
+            return;
+        }
         if (state.get() == CLOSED) {
             // shutdownNow() does not wait for the count: it may have drained the queue before this offer
             cancelPending();
@@ -781,7 +791,9 @@ public final class ProcessPool implements AutoCloseable {
                 if (attempt >= 3 || state.get() == CLOSED) {
                     config.err.println("[" + name + "] cannot replace a dead worker: " + e.getMessage());
                     if (workers.length == 0) {
-                        failPending(new IllegalStateException("no worker could be started", e));
+                        // terminal: with no worker left nothing would ever take a task again
+                        noWorkers = new IllegalStateException("no worker could be started: " + e.getMessage(), e);
+                        failPending(noWorkers);
                     }
                     return;
                 }

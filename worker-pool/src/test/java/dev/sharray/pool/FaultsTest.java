@@ -164,4 +164,35 @@ class FaultsTest {
         assertThrows(IllegalStateException.class, () -> pool.submit((Integer x) -> x, 1));
         assertNoChildren();
     }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void poolWhoseReplacementsCannotStartFailsTasksInsteadOfHanging() throws Exception {
+        // a worker JVM cannot start once its log folder is gone: the first one starts, every replacement fails
+        final Path logs = Files.createTempDirectory("sharray-worker-logs");
+        final ProcessPool pool = ProcessPool.builder().workers(1)
+            .jvmOptions("-Xlog:disable", "-Xlog:gc:file=" + logs.resolve("gc.log")).build();
+        try {
+            assertEquals(3, pool.submit((Integer x) -> x + 1, 2).get(30, TimeUnit.SECONDS));
+            Files.delete(logs.resolve("gc.log"));
+            Files.delete(logs);
+            final CompletableFuture<Long> victim = pool.submit((Integer x) -> {
+                Thread.sleep(60_000);
+                return ProcessHandle.current().pid();
+            }, 0);
+            kill9(pool.workerPids().get(0)); // the only worker: it holds the task
+            final ExecutionException crash = assertThrows(ExecutionException.class, () -> victim.get(30, TimeUnit.SECONDS));
+            assertInstanceOf(WorkerCrashedException.class, crash.getCause());
+            for (int i = 0; i < 3; i++) { // queued while the replacement is tried, then after it gave up
+                final ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> pool.submit((Integer x) -> x, 1).get(30, TimeUnit.SECONDS));
+                final IllegalStateException cause = assertInstanceOf(IllegalStateException.class, e.getCause());
+                assertTrue(cause.getMessage().startsWith("no worker could be started: "), cause.getMessage());
+            }
+            assertEquals(0, pool.size());
+        } finally {
+            pool.close();
+        }
+        assertNoChildren();
+    }
 }
