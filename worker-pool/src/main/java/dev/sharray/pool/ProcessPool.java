@@ -664,6 +664,9 @@ public final class ProcessPool implements AutoCloseable {
             } else {
                 t.error = RemoteErrors.read(resultReader);
             }
+            if (resultReader.remaining() != 0) {
+                throw new MalformedDataException(resultReader.remaining() + " bytes trail the result");
+            }
             // arrays in a result belong to the caller from now on (finish() releases them if it never gets them)
             t.resultArrays = resultArrays.keep();
         } catch (RuntimeException e) {

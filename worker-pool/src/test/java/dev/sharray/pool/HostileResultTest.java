@@ -1,0 +1,102 @@
+package dev.sharray.pool;
+
+import dev.sharray.reducers.MalformedDataException;
+import dev.sharray.reducers.Reducer;
+import dev.sharray.reducers.Reducers;
+import dev.sharray.reducers.ValueReader;
+import dev.sharray.reducers.ValueWriter;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The worker-to-parent direction: a worker whose result bytes are malformed (as a compromised or buggy
+ * worker would send them) fails only that task, with a {@link MalformedDataException} naming the fault, and
+ * the pool goes on working with the same worker.
+ */
+class HostileResultTest {
+    private static ProcessPool pool;
+
+    @BeforeAll
+    static void start() {
+        pool = ProcessPool.builder().workers(1).reducers(Reducers.defaults().with(new ForgingReducer())).build();
+    }
+
+    @AfterAll
+    static void stop() {
+        pool.close();
+    }
+
+    /** A value whose bytes, when a worker writes it, are forged in the way {@code kind} names. */
+    public record Forged(int kind) {
+    }
+
+    /**
+     * Writes honestly in the parent and forges in a worker (the workers' system properties tell them apart),
+     * so the parent's reading side meets bytes no honest writer produces.
+     */
+    public static final class ForgingReducer implements Reducer<Forged> {
+        public ForgingReducer() {
+        }
+
+        @Override
+        public Class<Forged> type() {
+            return Forged.class;
+        }
+
+        @Override
+        public void write(Forged value, ValueWriter out) {
+            if (System.getProperty(WorkerMain.MAX_BYTES_PROPERTY) == null) {
+                out.writeValue(value.kind());
+                return;
+            }
+            switch (value.kind()) {
+                case 0 -> out.writeByte((byte) 0x7f); // an unknown tag
+                case 1 -> { // a long[] claiming 2^31-1 elements
+                    out.writeByte((byte) 13);
+                    out.writeInt(Integer.MAX_VALUE);
+                }
+                case 2 -> { } // nothing: the reader runs off the end of the message
+                case 3 -> { // the value, then junk
+                    out.writeValue(value.kind());
+                    out.writeLong(0xdeadbeefL);
+                }
+                default -> out.writeValue("not an int"); // the wrong type
+            }
+        }
+
+        @Override
+        public Forged read(ValueReader in) {
+            return new Forged(in.readValue(Integer.class));
+        }
+    }
+
+    @Test
+    void malformedResultBytesFailTheTaskWithAClearMessageAndThePoolGoesOn() throws Exception {
+        final long pid = pool.workerPids().get(0);
+        final List<String> expected = List.of("unknown tag 127", "count", "truncated input", "bytes trail the result",
+            "expected java.lang.Integer");
+        for (int kind = 0; kind < expected.size(); kind++) {
+            final int forgery = kind;
+            final ExecutionException e = assertThrows(ExecutionException.class,
+                () -> pool.submit((Integer k) -> new Forged(k), forgery).get(30, TimeUnit.SECONDS));
+            final MalformedDataException m = assertInstanceOf(MalformedDataException.class, e.getCause());
+            assertTrue(m.getMessage().contains(expected.get(kind)), kind + ": " + m.getMessage());
+            // the framing was sound: the same worker answers the next task
+            assertEquals(kind + 1, pool.submit((Integer x) -> x + 1, kind).get(30, TimeUnit.SECONDS));
+            assertEquals(List.of(pid), pool.workerPids());
+        }
+        // an honest Forged still crosses from the parent's side (the reducer's read accepts good bytes)
+        assertEquals(new Forged(7), Reducers.defaults().with(new ForgingReducer())
+            .fromBytes(Reducers.defaults().with(new ForgingReducer()).toBytes(new Forged(7))));
+    }
+}
