@@ -129,7 +129,7 @@ final class Frames {
     /** Reads messages, reassembling fragments; the single consumer of its ring. */
     static final class Reader implements MessageHandler {
         private final RingBuffer ring;
-        private final ExpandableArrayBuffer assembly = new ExpandableArrayBuffer(0);
+        private ExpandableArrayBuffer assembly = new ExpandableArrayBuffer(0);
         private int assembled = -1;
         private Sink sink;
 
@@ -142,6 +142,11 @@ final class Frames {
          *
          * @return the number of records read (fragments included)
          */
+        /** @return the bytes the reassembly buffer holds on to (for tests) */
+        int assemblyCapacity() {
+            return assembly.capacity();
+        }
+
         int poll(Sink sink, int limit) {
             this.sink = sink;
             return ring.read(this, limit);
@@ -172,6 +177,7 @@ final class Frames {
                         final int n = assembled;
                         assembled = -1;
                         sink.onMessage(assembly, 0, n);
+                        assembly = ScratchBuffers.trimmed(assembly, 0);
                     }
                     break;
                 default:

@@ -1015,7 +1015,7 @@ public final class ProcessPool implements AutoCloseable {
 
     /** Per-thread argument encoder: one expandable buffer reused across submits. */
     private static final class Encoder {
-        private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+        private ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
         private final ValueWriter writer;
 
         Encoder(Reducers reducers) {
@@ -1027,6 +1027,7 @@ public final class ProcessPool implements AutoCloseable {
             writer.writeValue(value);
             final byte[] bytes = new byte[writer.position()];
             buffer.getBytes(0, bytes);
+            buffer = ScratchBuffers.trimmed(buffer, 256);
             return bytes;
         }
     }

@@ -39,7 +39,7 @@ final class Worker {
     private final FunctionCache<Boolean> mapFunctions = new FunctionCache<>();
     private final Frames.Writer writer;
     /** Staging for messages too long for one ring record (and for control messages). */
-    private final ExpandableArrayBuffer sendBuffer = new ExpandableArrayBuffer(256);
+    private ExpandableArrayBuffer sendBuffer = new ExpandableArrayBuffer(256);
     /** Whether a send blocked on a full ring should keep waiting; one instance, so sends allocate nothing. */
     private final java.util.function.BooleanSupplier keepSending = this::sendable;
     /** Result sink bound to this worker, created once so polling allocates nothing. */
@@ -96,7 +96,9 @@ final class Worker {
                 throw new IllegalArgumentException("task message of " + length + " bytes is over the 2 GiB limit");
             }
             final int n = encodeTask(sendBuffer, 0, t, mode);
-            if (!writer.write(sendBuffer, 0, n, keepSending)) {
+            final boolean sent = writer.write(sendBuffer, 0, n, keepSending);
+            sendBuffer = ScratchBuffers.trimmed(sendBuffer, 256);
+            if (!sent) {
                 return false;
             }
             sentFunction(t.fn, mode);

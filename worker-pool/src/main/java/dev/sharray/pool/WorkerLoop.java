@@ -20,7 +20,7 @@ final class WorkerLoop {
     private final Reducers reducers;
     private final ValueReader valueReader;
     private final ValueWriter valueWriter;
-    private final ExpandableArrayBuffer out = new ExpandableArrayBuffer(4096);
+    private ExpandableArrayBuffer out = new ExpandableArrayBuffer(4096);
     /** Stateless functions by id: the decoded function, or the failure to decode it (the parent sends it once). */
     private final Int2ObjectHashMap<Object> functions = new Int2ObjectHashMap<>();
     /** Functions of map calls in flight (or why they failed to decode), by map id; mirrored by the parent. */
@@ -279,5 +279,6 @@ final class WorkerLoop {
         // them on completion never waits for us; result arrays are held until the parent's RELEASE
         arrays.endTask(taskId, holds);
         writer.write(out, 0, length, () -> true);
+        out = ScratchBuffers.trimmed(out, 4096);
     }
 }

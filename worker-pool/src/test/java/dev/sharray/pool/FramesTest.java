@@ -1,0 +1,87 @@
+package dev.sharray.pool;
+
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The framing layer on its own: reassembly, refusal of garbled frame sequences, and buffer trimming. */
+class FramesTest {
+    private static final int CAPACITY = 1 << 16;
+
+    private static OneToOneRingBuffer ring() {
+        return new OneToOneRingBuffer(new UnsafeBuffer(ByteBuffer.allocateDirect(CAPACITY + RingBufferDescriptor.TRAILER_LENGTH)));
+    }
+
+    @Test
+    void aLargeMessageArrivesIntactAndItsReassemblyBufferIsNotKept() throws Exception {
+        final OneToOneRingBuffer ring = ring();
+        final Frames.Writer writer = new Frames.Writer(ring);
+        final Frames.Reader reader = new Frames.Reader(ring);
+        final byte[] big = new byte[ScratchBuffers.KEEP_BYTES + 12345];
+        new Random(7).nextBytes(big);
+        final List<byte[]> got = new ArrayList<>();
+        final Frames.Sink sink = (DirectBuffer b, int offset, int length) -> {
+            final byte[] copy = new byte[length];
+            b.getBytes(offset, copy);
+            got.add(copy);
+        };
+        // the ring holds 64 KiB: the writer waits for the reader, so run it beside us
+        final Thread sender = new Thread(() -> writer.write(new UnsafeBuffer(big), 0, big.length, () -> true));
+        sender.start();
+        while (got.isEmpty()) {
+            reader.poll(sink, 100);
+        }
+        sender.join();
+        assertArrayEquals(big, got.get(0));
+        assertTrue(reader.assemblyCapacity() <= ScratchBuffers.KEEP_BYTES, "capacity " + reader.assemblyCapacity());
+        // messages of ordinary size still reassemble after the trim
+        final byte[] medium = new byte[3 * ring.maxMsgLength() + 5];
+        new Random(8).nextBytes(medium);
+        writer.write(new UnsafeBuffer(medium), 0, medium.length, () -> true);
+        while (got.size() < 2) {
+            reader.poll(sink, 100);
+        }
+        assertArrayEquals(medium, got.get(1));
+    }
+
+    @Test
+    void garbledFrameSequencesAreRefused() {
+        final byte[] payload = {1, 2, 3};
+        final Frames.Sink ignore = (b, o, l) -> { };
+        for (int[] types : new int[][] {{Frames.MIDDLE}, {Frames.LAST}, {99}, {Frames.WHOLE, Frames.LAST}}) {
+            final OneToOneRingBuffer ring = ring();
+            for (int type : types) {
+                assertTrue(ring.write(type, new UnsafeBuffer(payload), 0, payload.length));
+            }
+            final Frames.Reader reader = new Frames.Reader(ring);
+            final IllegalStateException e = assertThrows(IllegalStateException.class, () -> reader.poll(ignore, 10));
+            assertTrue(e.getMessage().contains("fragment without a first fragment") || e.getMessage().contains("unknown frame type 99"),
+                e.getMessage());
+        }
+    }
+
+    @Test
+    void scratchBuffersAreKeptUpToTheLimitAndReplacedAboveIt() {
+        final ExpandableArrayBuffer small = new ExpandableArrayBuffer(ScratchBuffers.KEEP_BYTES);
+        small.putByte(ScratchBuffers.KEEP_BYTES - 1, (byte) 1);
+        assertSame(small, ScratchBuffers.trimmed(small, 64));
+        final ExpandableArrayBuffer grown = new ExpandableArrayBuffer(64);
+        grown.putByte(ScratchBuffers.KEEP_BYTES + 1, (byte) 1);
+        final ExpandableArrayBuffer fresh = ScratchBuffers.trimmed(grown, 64);
+        assertEquals(64, fresh.capacity());
+    }
+}
