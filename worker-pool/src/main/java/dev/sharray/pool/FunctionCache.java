@@ -36,12 +36,12 @@ final class FunctionCache<V> {
         entries.put(id, value);
     }
 
-    /** @return the removed entry, or null when {@code id} was not (or no longer) there */
     /** @return whether {@code id} is cached, without changing the recency order */
     boolean contains(int id) {
         return entries.containsKey(id);
     }
 
+    /** @return the removed entry, or null when {@code id} was not (or no longer) there */
     V remove(int id) {
         return entries.remove(id);
     }

@@ -142,6 +142,44 @@ class MapFunctionCacheTest {
 
     @Test
     @Timeout(120)
+    void moreMapCallsAtOnceThanTheCacheHoldsEachRunTheirOwnFunction() throws Exception {
+        // 3x the cache's capacity of calls interleave on 2 workers: the workers evict functions while tasks of
+        // the evicted calls are still coming, and the parent's mirror must send those tasks the bytes again
+        final int calls = 3 * FunctionCache.CAPACITY;
+        try (ProcessPool pool = newPool(2)) {
+            final List<Thread> threads = new ArrayList<>();
+            final Map<Integer, Throwable> failures = new java.util.concurrent.ConcurrentHashMap<>();
+            final java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            for (int c = 0; c < calls; c++) {
+                final int call = c;
+                final Thread t = new Thread(() -> {
+                    try {
+                        final Factor factor = new Factor(call + 2);
+                        go.await();
+                        for (int round = 0; round < 3; round++) {
+                            final List<Integer> out = pool.map((Integer x) -> x * factor.value() + call, range(200));
+                            for (int i = 0; i < out.size(); i++) {
+                                assertEquals(i * (call + 2) + call, out.get(i), "call " + call + " task " + i);
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failures.put(call, e);
+                    }
+                });
+                t.start();
+                threads.add(t);
+            }
+            go.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertEquals(Map.of(), failures);
+            assertEquals(2, pool.size(), "no worker was lost to a protocol error");
+        }
+    }
+
+    @Test
+    @Timeout(120)
     void aWorkerKilledMidMapIsReplacedAndTheReplacementGetsTheFunction(@TempDir Path dir) throws Exception {
         try (ProcessPool pool = newPool(1)) {
             final long firstPid = pool.workerPids().get(0);
