@@ -561,6 +561,16 @@ public final class ErasureCodec {
 
     // ------------------------------------------------------------------ shared
 
+    /** @return how many decode plans are cached (for tests: the count stays within its bound) */
+    int cachedPlanCount() {
+        return plans.size();
+    }
+
+    /** @return the most decode plans this codec caches */
+    int maxCachedPlans() {
+        return maxCachedPlans;
+    }
+
     /** The cached plan for this pattern; a hit allocates nothing. */
     private DecodePlan plan(boolean[] present) {
         PatternKey probe = CallScratch.get().probe.set(present);

@@ -112,6 +112,38 @@ class ReconstructTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Matrix.class)
+    void patternsBeyondThePlanCacheAreComputedPerCallAndStillReconstruct(Matrix matrix) {
+        // RS(120,120): a plan's tables are large, so the cache holds few of them; every pattern here is new
+        Random rnd = new Random(120);
+        int k = 120;
+        int m = 120;
+        int n = k + m;
+        int len = 97;
+        for (ErasureCodec codec : Codecs.all(k, m, matrix)) {
+            int patterns = codec.maxCachedPlans() + 10;
+            byte[][] original = Codecs.randomStripe(rnd, k, m, len);
+            codec.encode(original);
+            for (int p = 0; p < patterns; p++) {
+                boolean[] present = randomPresent(rnd, n, 1 + rnd.nextInt(m));
+                byte[][] s = Codecs.copy(original);
+                for (int i = 0; i < n; i++) {
+                    if (!present[i]) {
+                        s[i] = null;
+                    }
+                }
+                codec.reconstruct(s, present);
+                for (int i = 0; i < n; i++) {
+                    assertArrayEquals(original[i], s[i], codec + " pattern " + p + " shard " + i);
+                }
+            }
+            assertTrue(codec.cachedPlanCount() <= codec.maxCachedPlans(),
+                codec + ": " + codec.cachedPlanCount() + " plans cached, bound " + codec.maxCachedPlans());
+            assertTrue(codec.cachedPlanCount() < patterns, codec + ": the patterns beyond the bound were not cached");
+        }
+    }
+
     static boolean[] randomPresent(Random rnd, int n, int lost) {
         boolean[] present = new boolean[n];
         java.util.Arrays.fill(present, true);
