@@ -8,13 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,9 +33,8 @@ final class TempFolders {
     /** Keep this much free on /dev/shm beyond the array before choosing it. */
     private static final long SHM_HEADROOM = 64L << 20;
 
-    /** Created on first use: a worker that only opens arrays never needs them (start-up time). */
+    /** Created on first use: a worker that only opens arrays never needs it (start-up time). */
     private static final class Lazy {
-        static final SecureRandom RANDOM = new SecureRandom();
         static final String HOST = hostName();
     }
     private static final Map<Path, Path> OWNER_FOLDERS = new ConcurrentHashMap<>();
@@ -47,8 +46,19 @@ final class TempFolders {
         return "sharray-" + System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_");
     }
 
+    /**
+     * The kernel's host name where Linux exposes it: {@code InetAddress.getLocalHost()} would also resolve
+     * the name, which can wait on DNS.
+     */
     private static String hostName() {
         String h = System.getenv("HOSTNAME");
+        if (h == null || h.isBlank()) {
+            try {
+                h = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            } catch (IOException | RuntimeException e) {
+                h = null;
+            }
+        }
         if (h == null || h.isBlank()) {
             try {
                 h = InetAddress.getLocalHost().getHostName();
@@ -59,8 +69,13 @@ final class TempFolders {
         return h.replaceAll("[^A-Za-z0-9.]", "_");
     }
 
+    /**
+     * A random suffix that keeps names of this process apart from stale ones. Not a secret: the folders it
+     * names sit under a private (0700, owner-checked) root, so a fast generator does, and a process start
+     * does not pay for setting up SecureRandom (~20 ms).
+     */
     static String randomHex() {
-        return String.format("%08x", Lazy.RANDOM.nextInt());
+        return String.format("%08x", ThreadLocalRandom.current().nextInt());
     }
 
     /** The configured root, if any: {@code SHARRAY_TEMP_FOLDER} or {@code -Dsharray.tempFolder}. */

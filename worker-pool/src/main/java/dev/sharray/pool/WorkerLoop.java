@@ -37,7 +37,7 @@ final class WorkerLoop {
 
     /** Whether a worker warms its first-task paths on a helper thread at start (default true). */
     static final boolean PREWARM = Boolean.parseBoolean(System.getProperty("sharray.pool.prewarm", "true"));
-    /** Classes of the shared-array open path whose static set-up is slow (random seed, host name, logger). */
+    /** Classes of the shared-array open path whose static set-up is slow (process identity, logger). */
     private static final String[] ARRAY_CLASSES = {"dev.sharray.TempFolders", "dev.sharray.ProcessIdentity",
         "dev.sharray.Segments", "dev.sharray.RefCountFile", "dev.sharray.SharedArray", "dev.sharray.Descriptor",
         "dev.sharray.NpyHeader"};
@@ -78,7 +78,7 @@ final class WorkerLoop {
     /**
      * Runs on a helper thread from the worker's first instruction, beside the JVM's and the ring's set-up
      * and the wait for the first task: what every first task pays anyway (setting up Java deserialization for the function; the static set-up of the array
-     * classes: secure random seed, host name, logger) is done here instead of on the task's clock.
+     * classes: process identity, logger) is done here instead of on the task's clock.
      * Chronicle is not touched (it loads only for arrays above 2 GiB). Failures are ignored: the task path
      * does the same work and reports its own errors.
      */

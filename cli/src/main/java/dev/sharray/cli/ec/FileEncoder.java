@@ -16,9 +16,9 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.IntStream;
 
 /**
@@ -30,14 +30,6 @@ import java.util.stream.IntStream;
  * parity windows, double-buffered.
  */
 public final class FileEncoder {
-    /**
-     * Set ids. In a holder because workers load this class to decode the tasks' lambdas and need no
-     * SecureRandom of their own.
-     */
-    private static final class SetIds {
-        static final SecureRandom RANDOM = new SecureRandom();
-    }
-
     /**
      * What an encoding produced.
      *
@@ -76,7 +68,8 @@ public final class FileEncoder {
         try (FileChannel in = FileChannel.open(input, StandardOpenOption.READ); StagedFiles staged = new StagedFiles()) {
             long length = in.size();
             long shardLen = length == 0 ? 0 : (length + k - 1) / k;
-            ShardHeader proto = new ShardHeader(ShardHeader.VERSION, k, m, matrix, 0, shardLen, length, SetIds.RANDOM.nextLong(), 0);
+            long setId = ThreadLocalRandom.current().nextLong(); // tells sets apart; not a secret
+            ShardHeader proto = new ShardHeader(ShardHeader.VERSION, k, m, matrix, 0, shardLen, length, setId, 0);
             FileChannel[] out = new FileChannel[n];
             for (int i = 0; i < n; i++) {
                 out[i] = staged.create(ShardFiles.shard(outDir, i));
