@@ -1,0 +1,80 @@
+package dev.sharray.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code ./sharray} launcher on a checkout that needs building, started several times at once: Maven
+ * runs once, the other launchers wait for it and then run the command. Runs the real launcher script in a
+ * scratch checkout whose {@code mvn} and {@code java} are stand-ins that record their calls (a real build
+ * takes a minute; what is tested is the launcher's locking).
+ */
+class LauncherBuildLockTest {
+    @TempDir
+    Path root;
+
+    @Test
+    void launchersStartedTogetherBuildOnce() throws Exception {
+        Path repo = Path.of(System.getProperty("user.dir")).getParent();
+        Files.copy(repo.resolve("sharray"), root.resolve("sharray"));
+        Files.createDirectories(root.resolve("config"));
+        Files.copy(repo.resolve("config/jvm.flags"), root.resolve("config/jvm.flags"));
+        Files.writeString(root.resolve("pom.xml"), "<project/>\n");
+        Files.createDirectories(root.resolve("cli/src"));
+        Path bin = Files.createDirectories(root.resolve("bin"));
+        // a build that takes a while, so the launchers overlap; it leaves what the launcher checks for
+        script(bin.resolve("mvn"), """
+            echo build >> "$ROOT_UNDER_TEST/mvn-calls"
+            sleep 1
+            mkdir -p "$ROOT_UNDER_TEST/cli/target"
+            : > "$ROOT_UNDER_TEST/cli/target/sharray-cli-0.jar"
+            printf '%s' "$ROOT_UNDER_TEST/cli/target/sharray-cli-0.jar" > "$ROOT_UNDER_TEST/cli/target/classpath.txt"
+            """);
+        script(bin.resolve("java"), """
+            case "$*" in
+              *XshowSettings*) echo '    java.specification.version = 17' >&2 ;;
+              *dev.sharray.cli.Main*) echo ran >> "$ROOT_UNDER_TEST/java-runs" ;;
+            esac
+            exit 0
+            """);
+
+        List<Process> launchers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            launchers.add(launcher(bin, "--help"));
+        }
+        for (Process p : launchers) {
+            p.waitFor(60, TimeUnit.SECONDS);
+            assertEquals(0, p.exitValue(), new String(p.getInputStream().readAllBytes()));
+        }
+        assertEquals(List.of("build"), Files.readAllLines(root.resolve("mvn-calls")), "Maven ran once");
+        assertEquals(3, Files.readAllLines(root.resolve("java-runs")).size(), "every launcher ran the command");
+        // built: a later launcher does not build again
+        Process again = launcher(bin, "--help");
+        again.waitFor(60, TimeUnit.SECONDS);
+        assertEquals(0, again.exitValue());
+        assertEquals(List.of("build"), Files.readAllLines(root.resolve("mvn-calls")));
+    }
+
+    private Process launcher(Path bin, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("bash", root.resolve("sharray").toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+        pb.environment().put("ROOT_UNDER_TEST", root.toString());
+        pb.environment().put("SHARRAY_NO_CDS", "1");
+        return pb.start();
+    }
+
+    private static void script(Path file, String body) throws Exception {
+        Files.writeString(file, "#!/usr/bin/env bash\nset -eu\n" + body);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwx------"));
+    }
+}
