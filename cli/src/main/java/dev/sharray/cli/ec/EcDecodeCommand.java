@@ -34,8 +34,8 @@ public final class EcDecodeCommand implements Callable<Integer> {
     public Integer call() {
         Inputs.requireWritableOutput(output, force);
         try (Parallel compute = workers.compute(Workload.NATIVE_LOOPS); Parallel io = Parallels.local(workers.workers())) {
-            ShardSet set = ShardSet.scan(dir, io);
-            int damaged = set.entries().size() - set.intactCount();
+            ShardSet set = ShardSet.scanForDecoding(dir, io);
+            int damaged = set.damagedCount();
             double secs = FileDecoder.decode(set, output, force, compute, io);
             long len = set.header().originalLength();
             Ui.info(String.format("decoded %s (%s) from %d intact shards%s: %.2f s, %s", output, Sizes.format(len),

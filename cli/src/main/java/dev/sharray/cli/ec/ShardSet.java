@@ -60,6 +60,11 @@ public final class ShardSet {
         return (int) entries.stream().filter(ShardEntry::intact).count();
     }
 
+    /** @return number of shards found missing or damaged (unchecked ones are neither) */
+    public int damagedCount() {
+        return (int) entries.stream().filter(e -> !e.intact() && e.status() != ShardStatus.UNCHECKED).count();
+    }
+
     /** @return whether at least k shards are intact */
     public boolean recoverable() {
         return intactCount() >= header.k();
@@ -96,6 +101,24 @@ public final class ShardSet {
      * @throws CliException when the directory is unusable or holds no valid shard header
      */
     public static ShardSet scan(Path dir, Parallel parallel) {
+        return scan(dir, parallel, false);
+    }
+
+    /**
+     * Reads every shard header and checks the data shards' body checksums first; the parity bodies are
+     * checked only when a data shard is not intact. For decoding: with every data shard intact the parity
+     * is never read, and its entries say {@link ShardStatus#UNCHECKED}.
+     *
+     * @param dir      the shard directory
+     * @param parallel runs the checksums
+     * @return the classified set
+     * @throws CliException when the directory is unusable or holds no valid shard header
+     */
+    public static ShardSet scanForDecoding(Path dir, Parallel parallel) {
+        return scan(dir, parallel, true);
+    }
+
+    private static ShardSet scan(Path dir, Parallel parallel, boolean dataFirst) {
         if (!Files.exists(dir)) {
             throw new CliException("no such directory: " + dir);
         }
@@ -170,9 +193,23 @@ public final class ShardSet {
             }
         }
         long bodyEnd = ShardHeader.SIZE + ref.shardLength();
-        List<ShardEntry> checked = parallel.map(i -> checkBody(i, files.get(i), headers.get(i), bodyEnd), toCheck);
+        int k = ref.k();
+        List<Integer> first = dataFirst ? toCheck.stream().filter(i -> i < k).toList() : toCheck;
+        List<ShardEntry> checked = parallel.map(i -> checkBody(i, files.get(i), headers.get(i), bodyEnd), first);
         for (ShardEntry e : checked) {
             entries.set(e.index(), e);
+        }
+        if (dataFirst) {
+            List<Integer> parity = toCheck.stream().filter(i -> i >= k).toList();
+            if (checked.size() == k && checked.stream().allMatch(ShardEntry::intact)) {
+                for (int i : parity) {
+                    entries.set(i, new ShardEntry(i, files.get(i), ShardStatus.UNCHECKED, "not needed: every data shard is intact"));
+                }
+            } else {
+                for (ShardEntry e : parallel.map(i -> checkBody(i, files.get(i), headers.get(i), bodyEnd), parity)) {
+                    entries.set(e.index(), e);
+                }
+            }
         }
         return new ShardSet(dir, ref, List.copyOf(entries), otherSets.size());
     }

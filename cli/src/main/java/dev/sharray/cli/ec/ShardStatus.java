@@ -15,10 +15,12 @@ public enum ShardStatus {
     /** A format version this build does not read. */
     UNSUPPORTED,
     /** The file exists but cannot be read. */
-    UNREADABLE;
+    UNREADABLE,
+    /** A parity shard whose body was not read: every data shard is intact, so decoding does not need it. */
+    UNCHECKED;
 
     /** @return the lower-case name used in reports */
     public String label() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return this == UNCHECKED ? "not checked" : name().toLowerCase(java.util.Locale.ROOT);
     }
 }
