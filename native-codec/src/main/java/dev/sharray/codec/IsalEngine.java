@@ -45,7 +45,7 @@ final class IsalEngine extends AddressEngine {
         }
         // ec_encode_data_update adds one source's contribution to every output.
         for (int j = 0; j < t.cols; j++) {
-            long src = new Pointer(srcPtrs).getLong((long) j * Long.BYTES);
+            long src = RawMemory.getLong(srcPtrs + (long) j * Long.BYTES);
             IsalLib.ec_encode_data_update((int) len, t.cols, t.rows, j, g, src, dstPtrs);
         }
     }

@@ -33,4 +33,9 @@ final class RawMemory {
     static void write(byte[] src, int off, long address, int len) {
         UNSAFE.copyMemory(src, BYTE_BASE + off, null, address, len);
     }
+
+    /** @return the long at a native address (a slot of a pointer array), without allocating */
+    static long getLong(long address) {
+        return UNSAFE.getLong(address);
+    }
 }
