@@ -31,6 +31,8 @@ public final class ErasureCodec {
     public static final int MAX_SHARDS = 256;
     /** Bound on cached decode plans; patterns beyond it are computed per call (still correct). */
     private static final int MAX_CACHED_PLANS = 4096;
+    /** Bytes of new data staged off-heap per kernel call of {@code update(SharedArray, ...)}: cache-sized. */
+    private static final int UPDATE_CHUNK = 64 << 10;
     /**
      * Bound on the native table memory of cached plans (a plan holds up to k×m coefficients of 40 table
      * bytes each, twice: ~1.3 MB for RS(128,128)), so a wide code cannot pin gigabytes.
@@ -502,8 +504,8 @@ public final class ErasureCodec {
 
     /**
      * Replaces data row {@code dataIndex} with {@code newData} and patches the parity rows, as
-     * {@link #update(byte[][], int, byte[])} does. Readers of the stripe see the change in steps
-     * (parity, data, parity); they should not read it concurrently.
+     * {@link #update(byte[][], int, byte[])} does, in one pass over the parity. Readers of the stripe see
+     * the change chunk by chunk (parity, then data); they should not read it concurrently.
      *
      * @param stripe    the stripe, the old data still in row {@code dataIndex}
      * @param dataIndex which data row changes, 0..k-1
@@ -517,17 +519,25 @@ public final class ErasureCodec {
         }
         Checks.newDataLength(newData.length, len);
         CallScratch c = CallScratch.get();
+        DirectScratch d = DirectScratch.get();
+        d.staging(UPDATE_CHUNK);
+        long staged = d.stagingAddress();
         // a reference for the whole call: another thread releasing the stripe cannot unmap it under C
         try (SharedArray held = stripe.retain()) {
             long base = held.address();
             long row = base + dataIndex * len;
-            rows(c.dstAddr, base, len, k, m);
-            c.srcAddr[0] = row;
-            // Old data out of the parity, new data in place, new data into the parity: two passes over the
-            // parity, but the heap newData never needs an off-heap copy for the kernels to read.
-            engine.dot(columnTables[dataIndex], c.srcAddr, c.dstAddr, len, true);
-            RawMemory.write(newData, 0, row, newData.length);
-            engine.dot(columnTables[dataIndex], c.srcAddr, c.dstAddr, len, true);
+            // One pass over the parity: each chunk of the heap newData is staged off-heap (it stays in cache),
+            // the two-column table applies col * (old ^ new) to every parity row, then the chunk replaces the
+            // old data.
+            c.srcAddr[1] = staged;
+            for (long pos = 0, n; pos < len; pos += n) {
+                n = Math.min(UPDATE_CHUNK, len - pos);
+                RawMemory.write(newData, (int) pos, staged, (int) n);
+                c.srcAddr[0] = row + pos;
+                rows(c.dstAddr, base + pos, len, k, m);
+                engine.dot(columnPairTables[dataIndex], c.srcAddr, c.dstAddr, n, true);
+                RawMemory.write(newData, (int) pos, row + pos, (int) n);
+            }
         }
     }
 

@@ -27,7 +27,7 @@ class SharedArrayStripeTest {
         int k = 10;
         int m = 4;
         int n = k + m;
-        for (int len : new int[] {1, 100, 65_537}) {
+        for (int len : new int[] {1, 100, 65_537, 200_003}) { // update stages 64 KiB chunks: several, with a tail
             byte[][] expected = Codecs.randomStripe(rnd, k, m, len);
             ReferenceCodec.encode(matrix, k, m, expected);
             for (ErasureCodec codec : Codecs.all(k, m, matrix)) {
