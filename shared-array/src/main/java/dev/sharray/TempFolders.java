@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -71,8 +72,8 @@ final class TempFolders {
 
     /**
      * A random suffix that keeps names of this process apart from stale ones. Not a secret: the folders it
-     * names sit under a private (0700, owner-checked) root, so a fast generator does, and a process start
-     * does not pay for setting up SecureRandom (~20 ms).
+     * names sit in the user's own 0700 folder ({@link #requireOwnDirectory}), so a fast generator does, and
+     * a process start does not pay for setting up SecureRandom (~20 ms).
      */
     static String randomHex() {
         return String.format("%08x", ThreadLocalRandom.current().nextInt());
@@ -162,6 +163,7 @@ final class TempFolders {
             } catch (FileAlreadyExistsException e) {
                 // shared by this user's processes
             }
+            requireOwnDirectory(userDir);
             Files.setPosixFilePermissions(userDir, DIR_MODE);
             Path folder = userDir.resolve(Lazy.HOST + "-" + ProcessIdentity.PID + "-t" + ProcessIdentity.START + "-" + randomHex());
             Files.createDirectory(folder, PosixFilePermissions.asFileAttribute(DIR_MODE));
@@ -171,6 +173,34 @@ final class TempFolders {
             return folder.toRealPath();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the sharray folder under " + root + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The per-user folder may already exist under a shared root (/tmp, /dev/shm): it must be a real directory
+     * (not a symbolic link) owned by this process's user. Otherwise another user could read the arrays put
+     * there, and a process running as root, whose chmod always succeeds, would not notice.
+     */
+    static void requireOwnDirectory(Path dir) throws IOException {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException(dir + " is not a directory (a symbolic link or a file is in its place): refusing to use it");
+        }
+        Integer mine = processUid();
+        if (mine != null) {
+            int owner = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            if (owner != mine) {
+                throw new IOException(dir + " belongs to uid " + owner + ", not to this process's uid " + mine
+                    + ": refusing to use it");
+            }
+        }
+    }
+
+    /** @return this process's uid (the owner of /proc/self), or null where /proc does not say */
+    private static Integer processUid() {
+        try {
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return null;
         }
     }
 

@@ -23,6 +23,9 @@ public final class CdsTraining {
      */
     public static void main(String[] args) throws IOException {
         Path dir = Files.createTempDirectory("sharray-cds-training");
+        // Ctrl-C during a launcher's training skips the finally below: the hook removes the folder then
+        Thread cleanUp = new Thread(() -> deleteQuietly(dir), "sharray-cds-training-clean-up");
+        Runtime.getRuntime().addShutdownHook(cleanUp);
         int code;
         try {
             Path input = dir.resolve("input.bin");
@@ -41,6 +44,7 @@ public final class CdsTraining {
             code |= step("--help");
         } finally {
             deleteTree(dir);
+            Runtime.getRuntime().removeShutdownHook(cleanUp);
         }
         System.out.flush();
         System.exit(code == 0 ? Main.OK : Main.FAILURE);
@@ -50,7 +54,18 @@ public final class CdsTraining {
         return Main.run(args);
     }
 
+    private static void deleteQuietly(Path dir) {
+        try {
+            deleteTree(dir);
+        } catch (IOException | UncheckedIOException ignored) {
+            // best effort while the JVM is stopping
+        }
+    }
+
     private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
         try (Stream<Path> paths = Files.walk(dir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> {
                 try {

@@ -519,9 +519,7 @@ public final class ErasureCodec {
         }
         Checks.newDataLength(newData.length, len);
         CallScratch c = CallScratch.get();
-        DirectScratch d = DirectScratch.get();
-        d.staging(UPDATE_CHUNK);
-        long staged = d.stagingAddress();
+        long staged = c.staging(UPDATE_CHUNK);
         // a reference for the whole call: another thread releasing the stripe cannot unmap it under C
         try (SharedArray held = stripe.retain()) {
             long base = held.address();

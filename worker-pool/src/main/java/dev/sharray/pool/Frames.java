@@ -137,16 +137,16 @@ final class Frames {
             this.ring = ring;
         }
 
-        /**
-         * Delivers complete messages among the next {@code limit} records.
-         *
-         * @return the number of records read (fragments included)
-         */
         /** @return the bytes the reassembly buffer holds on to (for tests) */
         int assemblyCapacity() {
             return assembly.capacity();
         }
 
+        /**
+         * Delivers complete messages among the next {@code limit} records.
+         *
+         * @return the number of records read (fragments included)
+         */
         int poll(Sink sink, int limit) {
             this.sink = sink;
             return ring.read(this, limit);

@@ -467,7 +467,7 @@ public final class ProcessPool implements AutoCloseable {
         if (noWorkers != null) {
             // every worker died and none could be started: fail now instead of waiting forever (whichever
             // of this check and replace()'s failPending sees the task first fails it)
-            failPending(noWorkers);
+            failPendingNoWorkers();
             return;
         }
         if (state.get() == CLOSED) {
@@ -674,6 +674,7 @@ public final class ProcessPool implements AutoCloseable {
             t.error = e instanceof MalformedDataException ? e : new MalformedDataException("cannot read result: " + e, e);
         }
         t.resultHoldsArrays = buffer.getByte(offset + 10) != 0;
+        resultReader.wrap(ScratchBuffers.EMPTY, 0, 0, null); // the message's buffer may be a large reassembly
         w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
         pushDone(t);
     }
@@ -796,7 +797,7 @@ public final class ProcessPool implements AutoCloseable {
                     if (workers.length == 0) {
                         // terminal: with no worker left nothing would ever take a task again
                         noWorkers = new IllegalStateException("no worker could be started: " + e.getMessage(), e);
-                        failPending(noWorkers);
+                        failPendingNoWorkers();
                     }
                     return;
                 }
@@ -836,9 +837,10 @@ public final class ProcessPool implements AutoCloseable {
         workers = kept.toArray(new Worker[0]);
     }
 
-    private void failPending(Throwable error) {
+    /** Fails every queued task, each with an exception of its own (callers add suppressed ones to it). */
+    private void failPendingNoWorkers() {
         for (Task t = pending.poll(); t != null; t = pending.poll()) {
-            t.error = error;
+            t.error = new IllegalStateException(noWorkers.getMessage(), noWorkers.getCause());
             finish(t);
         }
     }
@@ -1028,6 +1030,7 @@ public final class ProcessPool implements AutoCloseable {
             final byte[] bytes = new byte[writer.position()];
             buffer.getBytes(0, bytes);
             buffer = ScratchBuffers.trimmed(buffer, 256);
+            writer.wrap(buffer, 0, null); // nor may the writer keep a dropped buffer (or the call's sharing)
             return bytes;
         }
     }

@@ -280,5 +280,8 @@ final class WorkerLoop {
         arrays.endTask(taskId, holds);
         writer.write(out, 0, length, () -> true);
         out = ScratchBuffers.trimmed(out, 4096);
+        // the reader and writer must not keep this task's (possibly large) message buffers reachable
+        valueWriter.wrap(out, 0, null);
+        valueReader.wrap(ScratchBuffers.EMPTY, 0, 0, null);
     }
 }

@@ -19,6 +19,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongConsumer;
 import java.util.stream.IntStream;
 
 /**
@@ -76,9 +77,14 @@ public final class FileEncoder {
                 out[i].position(ShardHeader.SIZE);
             }
             int[] crcs = new int[n];
-            try (DataShardCopier data = new DataShardCopier(in, length, shardLen, Arrays.copyOf(out, k))) {
-                encodeParity(input, length, shardLen, k, m, matrix, Arrays.copyOfRange(out, k, n), crcs, compute, io, data);
-                data.await();
+            int window = Windows.columns(m, shardLen); // m parity rows, double-buffered
+            try (Progress progress = Progress.start("encode", k * shardLen)) {
+                EncodeProgress written = new EncodeProgress(progress);
+                try (DataShardCopier data = new DataShardCopier(in, length, shardLen, window, Arrays.copyOf(out, k), written::data)) {
+                    encodeParity(input, length, shardLen, window, k, m, matrix, Arrays.copyOfRange(out, k, n), crcs,
+                        compute, io, data, written::parity);
+                    data.await();
+                }
             }
             for (int i = 0; i < n; i++) {
                 Io.writeFully(out[i], proto.withIndex(i).withBodyCrc(crcs[i]).toBuffer(), 0);
@@ -107,14 +113,12 @@ public final class FileEncoder {
      * every shard's part) while threads here write the parity of window N from the shared window. Stops
      * at the first window after {@code data} failed.
      */
-    private static void encodeParity(Path input, long length, long shardLen, int k, int m, Matrix matrix,
+    private static void encodeParity(Path input, long length, long shardLen, int window, int k, int m, Matrix matrix,
                                      FileChannel[] parityOut, int[] crcs, Parallel compute, Parallel io,
-                                     DataShardCopier data) throws IOException {
+                                     DataShardCopier data, LongConsumer written) throws IOException {
         int n = k + m;
-        int window = Windows.columns(m, shardLen); // m parity rows, double-buffered
         EncodeJob job = new EncodeJob(input.toAbsolutePath().toString(), length, shardLen, k, m, matrix, window);
         try (SharedArray parity = SharedArray.create(DType.UINT8, 2L * m, window);
-             Progress progress = Progress.start("encode", k * shardLen);
              WriteBehind writer = new WriteBehind()) {
             long computeNanos = 0;
             long firstNanos = 0;
@@ -143,7 +147,7 @@ public final class FileEncoder {
                         Io.writeFully(parityOut[j], SharedMemory.bytes(parity, (long) (row0 + j) * window, w), -1);
                         return null;
                     }, IntStream.range(0, m).boxed().toList());
-                    progress.advance((long) k * w);
+                    written.accept((long) k * w);
                     return null;
                 });
                 buffer ^= 1;
@@ -155,6 +159,36 @@ public final class FileEncoder {
                 Ui.info(String.format("encode: %.3f s coding on %s (%.3f s of it the first window, with the"
                     + " start-up), %.3f s waiting for parity writes", computeNanos / 1e9, compute.describe(),
                     firstNanos / 1e9, waitNanos / 1e9));
+            }
+        }
+    }
+
+    /** An encode's progress: a window counts once both its data and its parity are written. */
+    private static final class EncodeProgress {
+        private final Progress progress;
+        private long data;
+        private long parity;
+        private long reported;
+
+        EncodeProgress(Progress progress) {
+            this.progress = progress;
+        }
+
+        synchronized void data(long bytes) {
+            data += bytes;
+            report();
+        }
+
+        synchronized void parity(long bytes) {
+            parity += bytes;
+            report();
+        }
+
+        private void report() {
+            long done = Math.min(data, parity);
+            if (done > reported) {
+                progress.advance(done - reported);
+                reported = done;
             }
         }
     }

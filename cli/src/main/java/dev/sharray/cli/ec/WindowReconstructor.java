@@ -75,9 +75,13 @@ final class WindowReconstructor {
         List<String> paths = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             paths.add(set.entries().get(i).path().toAbsolutePath().toString());
+            needCompute |= !present[i] && (!dataOnly || i < k);
+        }
+        for (int i = 0; i < n && needCompute; i++) {
+            // the codec writes every shard it is not given as present: each needs a row of its own; with
+            // nothing to rebuild (a decode of intact data, its parity unread) no row is needed
             if (!present[i]) {
                 rowOf[i] = rows++;
-                needCompute |= !dataOnly || i < k;
             }
         }
         int window = Windows.columns(rows, shardLen);
