@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The {@code ./sharray} launcher on a checkout that needs building, started several times at once: Maven
- * runs once, the other launchers wait for it and then run the command. Runs the real launcher script in a
- * scratch checkout whose {@code mvn} and {@code java} are stand-ins that record their calls (a real build
- * takes a minute; what is tested is the launcher's locking).
+ * The {@code ./sharray} launcher's own logic, run for real in a scratch checkout whose {@code mvn} and
+ * {@code java} are stand-ins that record their calls (a real build takes a minute): launchers started
+ * together on a checkout that needs building run Maven once; a failed class-data training is not repeated
+ * on every run.
  */
 class LauncherBuildLockTest {
     @TempDir
@@ -23,6 +23,43 @@ class LauncherBuildLockTest {
 
     @Test
     void launchersStartedTogetherBuildOnce() throws Exception {
+        Path bin = scratchCheckout();
+        List<Process> launchers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            launchers.add(launcher(bin, true, "--help"));
+        }
+        for (Process p : launchers) {
+            p.waitFor(60, TimeUnit.SECONDS);
+            assertEquals(0, p.exitValue(), new String(p.getInputStream().readAllBytes()));
+        }
+        assertEquals(List.of("build"), Files.readAllLines(root.resolve("mvn-calls")), "Maven ran once");
+        assertEquals(3, Files.readAllLines(root.resolve("java-runs")).size(), "every launcher ran the command");
+        // built: a later launcher does not build again
+        Process again = launcher(bin, true, "--help");
+        again.waitFor(60, TimeUnit.SECONDS);
+        assertEquals(0, again.exitValue());
+        assertEquals(List.of("build"), Files.readAllLines(root.resolve("mvn-calls")));
+    }
+
+    @Test
+    void aFailedClassDataTrainingIsNotRepeatedOnEveryRun() throws Exception {
+        Path bin = scratchCheckout(); // its java stand-in fails the training run
+        for (int i = 0; i < 3; i++) {
+            Process p = launcher(bin, false, "--help");
+            p.waitFor(60, TimeUnit.SECONDS);
+            assertEquals(0, p.exitValue(), new String(p.getInputStream().readAllBytes()));
+        }
+        assertEquals(List.of("train"), Files.readAllLines(root.resolve("trainings")), "trained once, then not again");
+        assertEquals(3, Files.readAllLines(root.resolve("java-runs")).size(), "the command still ran every time");
+        try (var files = Files.list(root.resolve("cli/target"))) {
+            List<String> names = files.map(p -> p.getFileName().toString()).filter(n -> n.contains(".jsa")).toList();
+            assertEquals(1, names.size(), names.toString());
+            assertEquals(true, names.get(0).endsWith(".jsa.failed"), names.toString());
+        }
+    }
+
+    /** A checkout that needs building, with stand-ins for mvn and java on the returned bin folder. */
+    private Path scratchCheckout() throws Exception {
         Path repo = Path.of(System.getProperty("user.dir")).getParent();
         Files.copy(repo.resolve("sharray"), root.resolve("sharray"));
         Files.createDirectories(root.resolve("config"));
@@ -41,35 +78,25 @@ class LauncherBuildLockTest {
         script(bin.resolve("java"), """
             case "$*" in
               *XshowSettings*) echo '    java.specification.version = 17' >&2 ;;
+              *DumpLoadedClassList*) echo train >> "$ROOT_UNDER_TEST/trainings"; exit 1 ;;
               *dev.sharray.cli.Main*) echo ran >> "$ROOT_UNDER_TEST/java-runs" ;;
             esac
             exit 0
             """);
-
-        List<Process> launchers = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            launchers.add(launcher(bin, "--help"));
-        }
-        for (Process p : launchers) {
-            p.waitFor(60, TimeUnit.SECONDS);
-            assertEquals(0, p.exitValue(), new String(p.getInputStream().readAllBytes()));
-        }
-        assertEquals(List.of("build"), Files.readAllLines(root.resolve("mvn-calls")), "Maven ran once");
-        assertEquals(3, Files.readAllLines(root.resolve("java-runs")).size(), "every launcher ran the command");
-        // built: a later launcher does not build again
-        Process again = launcher(bin, "--help");
-        again.waitFor(60, TimeUnit.SECONDS);
-        assertEquals(0, again.exitValue());
-        assertEquals(List.of("build"), Files.readAllLines(root.resolve("mvn-calls")));
+        return bin;
     }
 
-    private Process launcher(Path bin, String... args) throws Exception {
+    private Process launcher(Path bin, boolean noClassData, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("bash", root.resolve("sharray").toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
         pb.environment().put("ROOT_UNDER_TEST", root.toString());
-        pb.environment().put("SHARRAY_NO_CDS", "1");
+        if (noClassData) {
+            pb.environment().put("SHARRAY_NO_CDS", "1");
+        } else {
+            pb.environment().remove("SHARRAY_NO_CDS");
+        }
         return pb.start();
     }
 
