@@ -177,7 +177,8 @@ class LifecycleTest {
                 assertTrue(small.path().startsWith(mount));
             }
         } finally {
-            new ProcessBuilder("umount", mount.toString()).start().waitFor();
+            // lazy: detached at once even while a mapping of a file in it is still being released
+            new ProcessBuilder("umount", "-l", mount.toString()).start().waitFor();
             Files.deleteIfExists(mount);
         }
     }
