@@ -99,4 +99,51 @@ class HostileResultTest {
         assertEquals(new Forged(7), Reducers.defaults().with(new ForgingReducer())
             .fromBytes(Reducers.defaults().with(new ForgingReducer()).toBytes(new Forged(7))));
     }
+
+    /**
+     * Below the values: a worker writes frames no honest writer produces straight into its ring to the
+     * parent (found through /proc/self/maps, as the ring file is unlinked once the worker is up). The
+     * parent refuses the ring from then on: it kills that worker, fails its task as a crash, starts a
+     * replacement, and goes on.
+     */
+    @Test
+    void garbledFramesFromAWorkerKillItAndThePoolGoesOn() throws Exception {
+        for (int forgery = 0; forgery < 2; forgery++) {
+            final long pid = pool.workerPids().get(0);
+            final int frameType = forgery == 0 ? 99 : Frames.MIDDLE; // unknown type; a fragment without a first
+            final ExecutionException e = assertThrows(ExecutionException.class,
+                () -> pool.submit((Integer type) -> {
+                    writeRawFrameToParent(type);
+                    Thread.sleep(60_000); // the parent kills us long before
+                    return 0;
+                }, frameType).get(30, TimeUnit.SECONDS));
+            assertInstanceOf(WorkerCrashedException.class, e.getCause());
+            assertEquals(5, pool.submit((Integer x) -> x + 1, 4).get(30, TimeUnit.SECONDS));
+            assertTrue(!pool.workerPids().contains(pid), "the worker that sent garbage was replaced");
+        }
+    }
+
+    /** In a worker: appends a 3-byte record of {@code type} to this worker's ring to the parent. */
+    static void writeRawFrameToParent(int type) throws java.io.IOException {
+        long start = -1;
+        long end = -1;
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/maps"))) {
+            if (line.contains("-worker-") && line.contains(".ring")) {
+                final String[] range = line.substring(0, line.indexOf(' ')).split("-");
+                start = Long.parseUnsignedLong(range[0], 16);
+                end = Long.parseUnsignedLong(range[1], 16);
+                break;
+            }
+        }
+        if (start < 0) {
+            throw new IllegalStateException("no ring mapping in /proc/self/maps");
+        }
+        final org.agrona.concurrent.UnsafeBuffer file = new org.agrona.concurrent.UnsafeBuffer(start, (int) (end - start));
+        final int ringLength = file.getInt(8) + org.agrona.concurrent.ringbuffer.RingBufferDescriptor.TRAILER_LENGTH;
+        final org.agrona.concurrent.ringbuffer.OneToOneRingBuffer toParent = new org.agrona.concurrent.ringbuffer.OneToOneRingBuffer(
+            new org.agrona.concurrent.UnsafeBuffer(start + 64 + ringLength, ringLength));
+        if (!toParent.write(type, new org.agrona.concurrent.UnsafeBuffer(new byte[] {1, 2, 3}), 0, 3)) {
+            throw new IllegalStateException("ring full");
+        }
+    }
 }
