@@ -62,7 +62,7 @@ public final class FileEncoder {
         Inputs.requireNotAShard(input, outDir); // encoding would replace (or remove) its own input
         ErasureCodec.builder(k, m).matrix(matrix); // validates k and m before anything is written
         boolean createdDir = prepareDir(outDir, force);
-        // the input is valid: worker start-up (~0.3 s) now overlaps staging the outputs
+        // the input is valid: worker start-up (~0.3 s) now overlaps staging the outputs and copying the data
         compute.startEarly(worker -> WindowCoder.warmUp(k, m, matrix));
         int n = k + m;
         boolean done = false;
