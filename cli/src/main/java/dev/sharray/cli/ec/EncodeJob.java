@@ -14,5 +14,6 @@ import dev.sharray.codec.Matrix;
  * @param matrix      generator matrix
  * @param window      row length of the shared parity window array
  */
-public record EncodeJob(String input, long length, long shardLength, int k, int m, Matrix matrix, long window) {
+public record EncodeJob(String input, long length, long shardLength, int k, int m, Matrix matrix, long window)
+    implements WindowJob {
 }

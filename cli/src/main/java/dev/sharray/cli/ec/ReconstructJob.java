@@ -17,5 +17,5 @@ import java.util.List;
  * @param dataOnly    rebuild only data shards
  */
 public record ReconstructJob(List<String> paths, boolean[] present, int[] rowOf, int k, int m, Matrix matrix,
-                             long window, boolean dataOnly) {
+                             long window, boolean dataOnly) implements WindowJob {
 }

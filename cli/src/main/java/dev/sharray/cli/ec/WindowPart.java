@@ -14,5 +14,5 @@ import dev.sharray.SharedArray;
  * @param length columns in this part
  * @param row0   first row of {@code rows} to use (the coders double-buffer windows)
  */
-public record WindowPart(Record job, SharedArray rows, long c0, long start, int length, int row0) {
+public record WindowPart(WindowJob job, SharedArray rows, long c0, long start, int length, int row0) {
 }
