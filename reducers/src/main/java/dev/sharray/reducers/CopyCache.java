@@ -67,6 +67,15 @@ public final class CopyCache implements AutoCloseable {
         return null;
     }
 
+    /** @return whether nothing but {@code copy} holds it; false when its refcount cannot be read (not reused then) */
+    private static boolean onlyCacheHolds(SharedArray copy) {
+        try {
+            return SharedArrays.totalReferences(copy) == 1;
+        } catch (RuntimeException e) {
+            return false; // released below instead of leaking
+        }
+    }
+
     /**
      * Offers a copy whose tasks have all finished: keeps it when only {@code copy} holds it and it fits the
      * budget once kept copies no larger than it are dropped (oldest first); releases it otherwise.
@@ -79,8 +88,7 @@ public final class CopyCache implements AutoCloseable {
         boolean keep;
         synchronized (this) {
             long size = copy.byteSize();
-            keep = !closed && size <= budgetBytes && SharedArrays.totalReferences(copy) == 1
-                && roomAfterDroppingSmaller(size) >= size;
+            keep = !closed && size <= budgetBytes && onlyCacheHolds(copy) && roomAfterDroppingSmaller(size) >= size;
             if (keep) {
                 for (Iterator<SharedArray> it = kept.iterator(); it.hasNext() && keptBytes + size > budgetBytes; ) {
                     SharedArray a = it.next();

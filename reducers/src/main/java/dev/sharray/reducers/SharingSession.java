@@ -173,14 +173,10 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
         }
         closed = true;
         RuntimeException first = null;
-        for (SharedArray a : held) {
-            try {
-                a.release();
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                }
-            }
+        try {
+            OpenedArrays.releaseAll(held);
+        } catch (RuntimeException e) {
+            first = e;
         }
         for (SharedArray a : copies) {
             try {
@@ -192,6 +188,8 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
             } catch (RuntimeException e) {
                 if (first == null) {
                     first = e;
+                } else {
+                    first.addSuppressed(e);
                 }
             }
         }

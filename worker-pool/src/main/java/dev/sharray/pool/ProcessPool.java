@@ -481,11 +481,15 @@ public final class ProcessPool implements AutoCloseable {
         dispatch();
     }
 
+    /** @return a task's own shutdown failure (callers add suppressed exceptions to it: none may be shared) */
+    private static CancellationException shutDown() {
+        return new CancellationException("ProcessPool was shut down");
+    }
+
     /** Fails every queued task: the pool is closed and no worker will take them. */
     private void cancelPending() {
-        final CancellationException cancelled = new CancellationException("ProcessPool was shut down");
         for (Task t = pending.poll(); t != null; t = pending.poll()) {
-            t.error = cancelled;
+            t.error = shutDown();
             finish(t);
         }
     }
@@ -613,16 +617,7 @@ public final class ProcessPool implements AutoCloseable {
         int work = 0;
         boolean deadlines = false;
         for (Worker w : workers) {
-            try {
-                work += w.reader.poll(w.resultSink, 16);
-            } catch (RuntimeException e) {
-                // a garbled frame on this worker's ring (Frames refuses it): this worker cannot be trusted any
-                // more; killing it fails its task as a crash and starts a replacement
-                config.err.println("sharray pool: worker " + w.id + " sent a malformed message (" + e.getMessage()
-                    + "); killing it");
-                w.state.set(Worker.KILLED);
-                w.process.destroyForcibly();
-            }
+            work += pollWorker(w, 16);
             final Task t = w.inFlight.get();
             deadlines |= t != null && t.deadline != 0;
         }
@@ -630,6 +625,24 @@ public final class ProcessPool implements AutoCloseable {
             checkTimeouts();
         }
         return work;
+    }
+
+    /**
+     * Reads up to {@code limit} messages from a worker's result ring (pump lock held). A garbled frame (Frames
+     * refuses it) means the worker cannot be trusted any more: it is killed, which fails its task as a crash
+     * and starts a replacement, and its ring is not read further.
+     */
+    private int pollWorker(Worker w, int limit) {
+        try {
+            return w.reader.poll(w.resultSink, limit);
+        } catch (RuntimeException e) {
+            config.err.println("sharray pool: worker " + w.id + " sent a malformed message (" + e.getMessage()
+                + "); killing it");
+            w.state.compareAndSet(Worker.IDLE, Worker.KILLED);
+            w.state.compareAndSet(Worker.BUSY, Worker.KILLED);
+            w.process.destroyForcibly();
+            return 0;
+        }
     }
 
     private void checkTimeouts() {
@@ -670,8 +683,12 @@ public final class ProcessPool implements AutoCloseable {
             // arrays in a result belong to the caller from now on (finish() releases them if it never gets them)
             t.resultArrays = resultArrays.keep();
         } catch (RuntimeException e) {
-            resultArrays.close();
             t.error = e instanceof MalformedDataException ? e : new MalformedDataException("cannot read result: " + e, e);
+            try {
+                resultArrays.close();
+            } catch (RuntimeException releaseFailure) {
+                t.error.addSuppressed(releaseFailure); // the task must still complete
+            }
         }
         t.resultHoldsArrays = buffer.getByte(offset + 10) != 0;
         resultReader.wrap(ScratchBuffers.EMPTY, 0, 0, null); // the message's buffer may be a large reassembly
@@ -738,11 +755,18 @@ public final class ProcessPool implements AutoCloseable {
         }
     }
 
-    /** Releases the handles of a result that is not handed to anyone. */
-    private static void releaseResultArrays(Task t) {
+    /**
+     * Releases the handles of a result that is not handed to anyone. Runs after the task's future completed,
+     * inside loops over other tasks: a failure is reported, never thrown.
+     */
+    private void releaseResultArrays(Task t) {
         final List<SharedArray> arrays = t.resultArrays;
         t.resultArrays = List.of();
-        OpenedArrays.releaseAll(arrays);
+        try {
+            OpenedArrays.releaseAll(arrays);
+        } catch (RuntimeException e) {
+            config.err.println("[" + name + "] cannot release the arrays of an abandoned result: " + e);
+        }
     }
 
     private void finishUnsent(Task t) {
@@ -761,8 +785,8 @@ public final class ProcessPool implements AutoCloseable {
             if (w.state.get() == Worker.DEAD) {
                 return;
             }
-            // answers that made it out before the worker died still count
-            w.reader.poll(w.resultSink, Integer.MAX_VALUE);
+            // answers that made it out before the worker died still count (up to a garbled frame)
+            pollWorker(w, Integer.MAX_VALUE);
             removeWorker(w);
             lost = w.inFlight.getAndSet(null);
             done = takeDone();
@@ -946,7 +970,6 @@ public final class ProcessPool implements AutoCloseable {
                     w.closeStdin();
                 }
             }
-            final CancellationException cancelled = new CancellationException("ProcessPool was shut down");
             for (Worker w : all) {
                 if (!kill) {
                     waitExit(w.process);
@@ -962,7 +985,7 @@ public final class ProcessPool implements AutoCloseable {
                 for (Worker w : all) {
                     final Task t = w.inFlight.getAndSet(null);
                     if (t != null) {
-                        t.error = cancelled;
+                        t.error = shutDown();
                         pushDone(t);
                     }
                 }
@@ -981,7 +1004,7 @@ public final class ProcessPool implements AutoCloseable {
                 t = next;
             }
             for (Task t = pending.poll(); t != null; t = pending.poll()) {
-                t.error = cancelled;
+                t.error = shutDown();
                 finish(t);
             }
             copies.close(); // every call has completed: its copies are back in the cache or released

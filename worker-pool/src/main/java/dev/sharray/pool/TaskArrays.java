@@ -126,20 +126,36 @@ final class TaskArrays implements ArraySharing {
         }
         final SharingSession s = session;
         session = null;
-        // the owned list must be taken before closing: close() forgets the originals
-        final List<SharedArray> owned = ownedBy(s);
+        final RuntimeException failure = release(s, ownedBy(s));
+        if (failure != null) {
+            suppress(error, failure);
+        }
+    }
+
+    /**
+     * Releases what a result carried: the session's shared copies, then the function's own arrays. Every
+     * release is attempted, so one failing release cannot keep the others alive until the worker exits.
+     *
+     * @param owned taken before the session closes: close() forgets the originals
+     * @return the first failure (later ones suppressed in it), or null
+     */
+    private static RuntimeException release(SharingSession s, List<SharedArray> owned) {
+        RuntimeException first = null;
         try {
             s.close();
         } catch (RuntimeException e) {
-            suppress(error, e);
+            first = e;
         }
-        for (SharedArray a : owned) {
-            try {
-                a.release();
-            } catch (RuntimeException e) {
-                suppress(error, e);
+        try {
+            OpenedArrays.releaseAll(owned);
+        } catch (RuntimeException e) {
+            if (first == null) {
+                first = e;
+            } else {
+                first.addSuppressed(e);
             }
         }
+        return first;
     }
 
     void abandonResult() {
@@ -173,8 +189,10 @@ final class TaskArrays implements ArraySharing {
             final List<SharedArray> owned = ownedBy(s);
             session = null;
             held.put(taskId, () -> {
-                s.close();
-                owned.forEach(SharedArray::release);
+                final RuntimeException failure = release(s, owned);
+                if (failure != null) { // the parent has its answer already: say it on the forwarded stderr
+                    System.err.println("sharray worker: cannot release the arrays of result " + taskId + ": " + failure);
+                }
             });
         } else {
             abandonResult();

@@ -108,15 +108,21 @@ class HostileResultTest {
      */
     @Test
     void garbledFramesFromAWorkerKillItAndThePoolGoesOn() throws Exception {
-        for (int forgery = 0; forgery < 2; forgery++) {
+        // 0: an unknown frame type; 1: a fragment without a first; 2: two garbled frames, then the worker exits
+        // at once, so the parent may meet them while draining the dead worker's ring rather than in its pump
+        for (int forgery = 0; forgery < 3; forgery++) {
+            final int kindSent = forgery;
             final long pid = pool.workerPids().get(0);
-            final int frameType = forgery == 0 ? 99 : Frames.MIDDLE; // unknown type; a fragment without a first
             final ExecutionException e = assertThrows(ExecutionException.class,
-                () -> pool.submit((Integer type) -> {
-                    writeRawFrameToParent(type);
+                () -> pool.submit((Integer kind) -> {
+                    writeRawFrameToParent(kind == 1 ? Frames.MIDDLE : 99);
+                    if (kind == 2) {
+                        writeRawFrameToParent(98);
+                        Runtime.getRuntime().halt(3);
+                    }
                     Thread.sleep(60_000); // the parent kills us long before
                     return 0;
-                }, frameType).get(30, TimeUnit.SECONDS));
+                }, kindSent).get(30, TimeUnit.SECONDS));
             assertInstanceOf(WorkerCrashedException.class, e.getCause());
             assertEquals(5, pool.submit((Integer x) -> x + 1, 4).get(30, TimeUnit.SECONDS));
             assertTrue(!pool.workerPids().contains(pid), "the worker that sent garbage was replaced");
