@@ -7,6 +7,7 @@ import com.sun.jna.Platform;
 /** The few libc calls Java lacks, bound with JNA direct mapping. */
 final class Posix {
     private static final int O_RDWR = 2;
+    private static final int SEEK_END = 2;
     /** Linux 5.14+: populate (prefault) the pages of a range, writable, in one call. */
     private static final int MADV_POPULATE_WRITE = 23;
     private static final long PAGE = 4096;
@@ -32,6 +33,15 @@ final class Posix {
     private static native int open(String path, int flags) throws LastErrorException;
 
     private static native int close(int fd) throws LastErrorException;
+
+    private static native long lseek(int fd, long offset, int whence) throws LastErrorException;
+
+    private static native int geteuid();
+
+    /** @return this process's effective uid, or null when the C library is not available */
+    static Integer euid() {
+        return AVAILABLE ? geteuid() : null;
+    }
 
     private static native int posix_fallocate(int fd, long offset, long length);
 
@@ -68,11 +78,25 @@ final class Posix {
             throw new java.io.IOException("open failed, errno " + e.getErrorCode());
         }
         try {
+            // the file was checked through another descriptor: it may have been swapped or cut since, and a
+            // mapping past its end would fault (SIGBUS) on first touch
+            long size = lseek(fd, 0, SEEK_END);
+            if (size < length) {
+                throw new java.io.IOException("the file is " + size + " bytes now, " + length + " expected");
+            }
             return mmap(0, length, PROT_READ_WRITE, MAP_SHARED, fd, 0);
         } catch (LastErrorException e) {
             throw new java.io.IOException("mmap failed, errno " + e.getErrorCode());
         } finally {
-            close(fd); // the mapping keeps the file
+            closeQuietly(fd); // the mapping keeps the file; a failing close must not lose the mapping
+        }
+    }
+
+    private static void closeQuietly(int fd) {
+        try {
+            close(fd);
+        } catch (LastErrorException ignored) {
+            // nothing to undo: the descriptor is gone either way on Linux
         }
     }
 
@@ -95,7 +119,7 @@ final class Posix {
         try {
             return posix_fallocate(fd, 0, length);
         } finally {
-            close(fd);
+            closeQuietly(fd);
         }
     }
 

@@ -195,8 +195,12 @@ final class TempFolders {
         }
     }
 
-    /** @return this process's uid (the owner of /proc/self), or null where /proc does not say */
+    /** @return this process's effective uid (libc), else the owner of /proc/self, else null */
     private static Integer processUid() {
+        Integer euid = Posix.euid();
+        if (euid != null) {
+            return euid;
+        }
         try {
             return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {

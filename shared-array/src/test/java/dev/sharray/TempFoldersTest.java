@@ -33,7 +33,8 @@ class TempFoldersTest {
 
     @Test
     void anotherUsersFolderIsRefused() throws Exception {
-        // needs root to give the folder away (CI runs as root, as the CLI's disk-full test does)
+        assertEquals(0, (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"),
+            "giving a folder to another uid needs root (CI runs as root, as the disk-full tests do)");
         Path root = Files.createDirectory(temp.resolve("root-owner"));
         Path userDir = Files.createDirectory(root.resolve(TempFolders.userFolderName()));
         Files.setAttribute(userDir, "unix:uid", 4321);

@@ -1,6 +1,5 @@
 package dev.sharray.codec;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -16,22 +15,6 @@ final class CallScratch {
     final long[] dstAddr = new long[ErasureCodec.MAX_SHARDS];
     final boolean[] writable = new boolean[ErasureCodec.MAX_SHARDS];
     final PatternKey probe = new PatternKey();
-    private ByteBuffer staging;
-    private long stagingAddress;
-
-    /**
-     * A direct area of at least {@code bytes} for staging heap data where a kernel needs an address (its
-     * contents undefined). Addressed through {@link Buffers}, so engines that run without JNA can use it.
-     *
-     * @return its address
-     */
-    long staging(int bytes) {
-        if (staging == null || staging.capacity() < bytes) {
-            staging = ByteBuffer.allocateDirect(bytes);
-            stagingAddress = Buffers.address(staging);
-        }
-        return stagingAddress;
-    }
 
     static CallScratch get() {
         return LOCAL.get();

@@ -1,7 +1,5 @@
 package dev.sharray.codec;
 
-import com.sun.jna.Native;
-import com.sun.jna.Pointer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -50,6 +48,6 @@ final class DirectScratch {
     }
 
     private static long address(ByteBuffer b) {
-        return Pointer.nativeValue(Native.getDirectBufferPointer(b));
+        return Buffers.address(b); // not through JNA: the Java engine stages here too (update) when JNA cannot load
     }
 }

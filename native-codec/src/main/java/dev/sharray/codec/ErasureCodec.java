@@ -277,11 +277,11 @@ public final class ErasureCodec {
 
     private void reconstructHeap(byte[][] shards, boolean[] present, boolean dataOnly) {
         int len = checks.heapReconstruct(shards, present);
-        boolean[] missing = CallScratch.get().writable;
+        boolean[] written = CallScratch.get().writable;
         for (int i = 0; i < n; i++) {
-            missing[i] = !present[i];
+            written[i] = !present[i] && (!dataOnly || i < k); // data-only never writes missing parity
         }
-        checks.notAliased(shards, missing);
+        checks.notAliased(shards, written);
         DecodePlan plan = plan(present);
         int count = dataOnly ? plan.missingData : plan.missing.length;
         if (count == 0) {
@@ -413,7 +413,7 @@ public final class ErasureCodec {
         checks.present(present);
         CallScratch c = CallScratch.get();
         for (int i = 0; i < n; i++) {
-            c.writable[i] = !present[i];
+            c.writable[i] = !present[i] && (!dataOnly || i < k); // data-only never writes missing parity
         }
         long len = checks.buffers(shards, c.writable);
         DecodePlan plan = plan(present);
@@ -445,15 +445,17 @@ public final class ErasureCodec {
      * Computes the parity rows of a stripe in place, straight on its (shared) memory.
      *
      * <p>For every SharedArray method: the stripe is a UINT8 array of shape {@code (k + m, shardLength)},
-     * contiguous (row i is shard i), not released. The call holds its own reference, so another thread
-     * releasing the stripe meanwhile cannot unmap the memory under it.
+     * contiguous (row i is shard i), not released. Once the call has taken its own reference (first thing
+     * it does), a release of the caller's handle by another thread no longer unmaps the memory under C;
+     * releasing a handle while another thread is still starting a call on it remains a misuse, as for any
+     * SharedArray method.
      *
      * @param stripe the stripe; its parity rows are overwritten
      */
     public void encode(SharedArray stripe) {
         long len = checks.stripe(stripe);
         CallScratch c = CallScratch.get();
-        // a reference for the whole call: another thread releasing the stripe cannot unmap it under C
+        // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
         try (SharedArray held = stripe.retain()) {
             long base = held.address();
             rows(c.srcAddr, base, len, 0, k);
@@ -471,7 +473,7 @@ public final class ErasureCodec {
     public boolean verify(SharedArray stripe) {
         long len = checks.stripe(stripe);
         CallScratch c = CallScratch.get();
-        // a reference for the whole call: another thread releasing the stripe cannot unmap it under C
+        // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
         try (SharedArray held = stripe.retain()) {
             long base = held.address();
             rows(c.srcAddr, base, len, 0, k);
@@ -519,8 +521,10 @@ public final class ErasureCodec {
         }
         Checks.newDataLength(newData.length, len);
         CallScratch c = CallScratch.get();
-        long staged = c.staging(UPDATE_CHUNK);
-        // a reference for the whole call: another thread releasing the stripe cannot unmap it under C
+        DirectScratch d = DirectScratch.get();
+        d.staging(UPDATE_CHUNK); // engines' address dots use only its pointer slots, never the staging area
+        long staged = d.stagingAddress();
+        // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
         try (SharedArray held = stripe.retain()) {
             long base = held.address();
             long row = base + dataIndex * len;
@@ -548,7 +552,7 @@ public final class ErasureCodec {
             return;
         }
         CallScratch c = CallScratch.get();
-        // a reference for the whole call: another thread releasing the stripe cannot unmap it under C
+        // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
         try (SharedArray held = stripe.retain()) {
             long base = held.address();
             for (int j = 0; j < k; j++) {

@@ -144,6 +144,39 @@ class ReconstructTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Matrix.class)
+    void reconstructDataAcceptsMissingParityItWillNotWrite(Matrix matrix) {
+        // a read-only buffer, and one aliasing a data shard, in missing parity slots: never written, so allowed
+        Random rnd = new Random(7);
+        int k = 4;
+        int m = 3;
+        int len = 300;
+        for (ErasureCodec codec : Codecs.all(k, m, matrix)) {
+            byte[][] original = Codecs.randomStripe(rnd, k, m, len);
+            codec.encode(original);
+            ByteBuffer[] b = new ByteBuffer[k + m];
+            for (int i = 0; i < k + m; i++) {
+                b[i] = ByteBuffer.allocateDirect(len).put(0, original[i]);
+            }
+            boolean[] present = {true, false, true, true, true, false, false};
+            ByteBuffer lostData = b[1];
+            lostData.put(0, new byte[len]);
+            b[5] = ByteBuffer.allocateDirect(len).asReadOnlyBuffer();
+            b[6] = b[0].duplicate();
+            codec.reconstructData(b, present);
+            byte[] got = new byte[len];
+            lostData.get(0, got);
+            assertArrayEquals(original[1], got, codec + " rebuilt data");
+            byte[][] heap = Codecs.copy(original);
+            heap[1] = new byte[len];
+            heap[6] = heap[0]; // aliases a data shard, but is a missing parity slot: not written
+            codec.reconstructData(heap, present);
+            assertArrayEquals(original[1], heap[1], codec + " rebuilt heap data");
+            assertArrayEquals(original[0], heap[0], codec + " data 0 untouched");
+        }
+    }
+
     static boolean[] randomPresent(Random rnd, int n, int lost) {
         boolean[] present = new boolean[n];
         java.util.Arrays.fill(present, true);
