@@ -23,9 +23,8 @@ public final class CdsTraining {
      */
     public static void main(String[] args) throws IOException {
         Path dir = Files.createTempDirectory("sharray-cds-training");
-        // Ctrl-C during a launcher's training skips the finally below: the hook removes the folder then
-        Thread cleanUp = new Thread(() -> deleteQuietly(dir), "sharray-cds-training-clean-up");
-        Runtime.getRuntime().addShutdownHook(cleanUp);
+        // removes the scratch folder however the JVM ends: System.exit below, or Ctrl-C during the training
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(dir), "sharray-cds-training-clean-up"));
         int code;
         try {
             Path input = dir.resolve("input.bin");
@@ -42,9 +41,8 @@ public final class CdsTraining {
             code |= step("ls");
             code |= step("clean", "--dry-run");
             code |= step("--help");
-        } finally {
-            deleteTree(dir);
-            Runtime.getRuntime().removeShutdownHook(cleanUp);
+        } catch (IOException | RuntimeException e) {
+            code = 1; // the scratch folder goes with the shutdown hook, as on Ctrl-C
         }
         System.out.flush();
         System.exit(code == 0 ? Main.OK : Main.FAILURE);

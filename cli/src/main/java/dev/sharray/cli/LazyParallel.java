@@ -34,12 +34,16 @@ final class LazyParallel implements Parallel {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
             }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
             throw e;
         }
     }
 
     /**
-     * Starts the workers on a background thread and runs {@code warmUp} once on each of them, so the first
+     * Starts the workers on a background thread and runs {@code warmUp} once per worker (as many tasks as
+     * workers; a pool hands each to whichever worker is idle, so a fast one may take two), so the first
      * {@link #map} finds them ready. A start failure is thrown by the first {@link #map}; a warm-up failure
      * is ignored (the real tasks will report it).
      */

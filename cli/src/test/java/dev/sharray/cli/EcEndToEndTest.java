@@ -201,7 +201,7 @@ class EcEndToEndTest {
         }
         assertTrue(staging, "the encode was staging its outputs");
         p.destroy(); // SIGTERM, as Ctrl-C or a service manager sends
-        p.waitFor();
+        assertEquals(143, p.waitFor(), "stopped by the signal mid-run (a finished encode would exit 0)");
         assertEquals(0, partials(out), "the shutdown hook removed the partial shard files");
     }
 

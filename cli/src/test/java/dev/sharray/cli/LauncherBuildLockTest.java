@@ -1,6 +1,7 @@
 package dev.sharray.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,19 +26,20 @@ class LauncherBuildLockTest {
     void launchersStartedTogetherBuildOnce() throws Exception {
         Path bin = scratchCheckout();
         List<Process> launchers = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            launchers.add(launcher(bin, true, "--help"));
-        }
-        for (Process p : launchers) {
-            p.waitFor(60, TimeUnit.SECONDS);
-            assertEquals(0, p.exitValue(), new String(p.getInputStream().readAllBytes()));
+        try {
+            for (int i = 0; i < 3; i++) {
+                launchers.add(launcher(bin, true, "--help"));
+            }
+            for (Process p : launchers) {
+                assertFinishedOk(p);
+            }
+        } finally {
+            launchers.forEach(Process::destroyForcibly); // a launcher stuck on the lock must not outlive the test
         }
         assertEquals(List.of("build"), Files.readAllLines(root.resolve("mvn-calls")), "Maven ran once");
         assertEquals(3, Files.readAllLines(root.resolve("java-runs")).size(), "every launcher ran the command");
         // built: a later launcher does not build again
-        Process again = launcher(bin, true, "--help");
-        again.waitFor(60, TimeUnit.SECONDS);
-        assertEquals(0, again.exitValue());
+        assertFinishedOk(launcher(bin, true, "--help"));
         assertEquals(List.of("build"), Files.readAllLines(root.resolve("mvn-calls")));
     }
 
@@ -45,9 +47,7 @@ class LauncherBuildLockTest {
     void aFailedClassDataTrainingIsNotRepeatedOnEveryRun() throws Exception {
         Path bin = scratchCheckout(); // its java stand-in fails the training run
         for (int i = 0; i < 3; i++) {
-            Process p = launcher(bin, false, "--help");
-            p.waitFor(60, TimeUnit.SECONDS);
-            assertEquals(0, p.exitValue(), new String(p.getInputStream().readAllBytes()));
+            assertFinishedOk(launcher(bin, false, "--help"));
         }
         assertEquals(List.of("train"), Files.readAllLines(root.resolve("trainings")), "trained once, then not again");
         assertEquals(3, Files.readAllLines(root.resolve("java-runs")).size(), "the command still ran every time");
@@ -55,6 +55,15 @@ class LauncherBuildLockTest {
             List<String> names = files.map(p -> p.getFileName().toString()).filter(n -> n.contains(".jsa")).toList();
             assertEquals(1, names.size(), names.toString());
             assertEquals(true, names.get(0).endsWith(".jsa.failed"), names.toString());
+        }
+    }
+
+    private static void assertFinishedOk(Process p) throws Exception {
+        try {
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the launcher finished");
+            assertEquals(0, p.exitValue(), new String(p.getInputStream().readAllBytes()));
+        } finally {
+            p.destroyForcibly();
         }
     }
 

@@ -45,14 +45,19 @@ class LazyParallelTest {
         }
     }
 
-    @Test
-    void startEarlyWarmsEveryWorkerOnceBeforeTheFirstMap() {
-        List<Recording> made = new ArrayList<>();
-        LazyParallel lazy = new LazyParallel(3, n -> {
+    /** @return a factory of {@link Recording}s that adds each one it makes to {@code made} */
+    private static java.util.function.IntFunction<Parallel> recording(List<Recording> made) {
+        return n -> {
             Recording r = new Recording(n);
             made.add(r);
             return r;
-        });
+        };
+    }
+
+    @Test
+    void startEarlyWarmsEveryWorkerOnceBeforeTheFirstMap() {
+        List<Recording> made = new ArrayList<>();
+        LazyParallel lazy = new LazyParallel(3, recording(made));
         lazy.startEarly(worker -> "warm " + worker);
         lazy.startEarly(worker -> "again"); // already starting: no second pool, no second warm-up
         assertEquals(List.of(20, 40), lazy.map(x -> x * 2, List.of(10, 20)));
@@ -65,11 +70,7 @@ class LazyParallelTest {
     @Test
     void closeAfterStartEarlyStopsTheWorkersEvenWithoutAMap() {
         List<Recording> made = new ArrayList<>();
-        LazyParallel lazy = new LazyParallel(2, n -> {
-            Recording r = new Recording(n);
-            made.add(r);
-            return r;
-        });
+        LazyParallel lazy = new LazyParallel(2, recording(made));
         lazy.startEarly(worker -> null);
         lazy.close();
         assertEquals(1, made.size());
@@ -116,49 +117,12 @@ class LazyParallelTest {
     @org.junit.jupiter.api.Timeout(30)
     void aWarmUpThatThrowsAnErrorLeavesThePoolUsableAndClosable() {
         List<Recording> made = new ArrayList<>();
-        LazyParallel lazy = new LazyParallel(2, n -> {
-            Recording r = new Recording(n);
-            made.add(r);
-            return r;
-        });
+        LazyParallel lazy = new LazyParallel(2, recording(made));
         lazy.startEarly(worker -> {
             throw new AssertionError("class initialisation failed");
         });
         assertEquals(List.of(2), lazy.map(x -> x + 1, List.of(1)));
         lazy.close();
         assertTrue(made.get(0).closed);
-    }
-
-    @Test
-    @org.junit.jupiter.api.Timeout(30)
-    void anInterruptedMapReturnsOnlyAfterItsRunningTasksEnded() throws Exception {
-        java.util.concurrent.atomic.AtomicInteger ended = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(2);
-        try (ThreadParallel threads = new ThreadParallel(2)) {
-            java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
-            java.util.concurrent.atomic.AtomicInteger endedWhenMapReturned = new java.util.concurrent.atomic.AtomicInteger(-1);
-            Thread caller = new Thread(() -> {
-                try {
-                    threads.map(i -> {
-                        running.countDown();
-                        long until = System.nanoTime() + 300_000_000L;
-                        while (System.nanoTime() < until) {
-                            Thread.onSpinWait(); // reads the caller's memory, say; not interruptible
-                        }
-                        ended.incrementAndGet();
-                        return i;
-                    }, List.of(1, 2));
-                } catch (Throwable t) {
-                    thrown.set(t);
-                }
-                endedWhenMapReturned.set(ended.get());
-            });
-            caller.start();
-            running.await();
-            caller.interrupt();
-            caller.join();
-            assertTrue(thrown.get() instanceof CliException, String.valueOf(thrown.get()));
-            assertEquals(2, endedWhenMapReturned.get(), "both tasks had ended before map() gave up");
-        }
     }
 }

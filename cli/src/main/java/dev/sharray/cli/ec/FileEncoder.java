@@ -19,13 +19,13 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.LongConsumer;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 
 /**
  * Encodes a file into k + m shard files. The whole file is one stripe: data shard i holds bytes
  * {@code [i*L, (i+1)*L)} of the zero-padded file, {@code L = ceil(length/k)}. The data shards are written
- * from the input by kernel copy on a thread of their own, from the start. The input is mapped read-only
+ * from the input by kernel copy on a writer thread of their own, from the start. The input is mapped read-only
  * window by window (never copied into the heap); each window's parity and every shard's checksum are
  * computed in parallel, then the parity is appended to its files. Memory stays flat in the file size: m
  * parity windows, double-buffered.
@@ -78,12 +78,18 @@ public final class FileEncoder {
             }
             int[] crcs = new int[n];
             int window = Windows.columns(m, shardLen); // m parity rows, double-buffered
-            try (Progress progress = Progress.start("encode", k * shardLen)) {
-                EncodeProgress written = new EncodeProgress(progress);
-                try (DataShardCopier data = new DataShardCopier(in, length, shardLen, window, Arrays.copyOf(out, k), written::data)) {
+            AtomicBoolean stop = new AtomicBoolean();
+            // declared before the data copy: closed after it, so the bar's last line comes after every write
+            try (Progress progress = Progress.start("encode", n * shardLen);
+                 WriteBehind dataCopy = new WriteBehind()) {
+                try {
+                    FileChannel[] dataOut = Arrays.copyOf(out, k);
+                    dataCopy.submit(() -> copyData(in, length, shardLen, window, dataOut, stop, progress));
                     encodeParity(input, length, shardLen, window, k, m, matrix, Arrays.copyOfRange(out, k, n), crcs,
-                        compute, io, data, written::parity);
-                    data.await();
+                        compute, io, dataCopy, progress);
+                    dataCopy.await();
+                } finally {
+                    stop.set(true); // on failure the copy ends after its current window (close() waits for it)
                 }
             }
             for (int i = 0; i < n; i++) {
@@ -111,11 +117,11 @@ public final class FileEncoder {
     /**
      * Window by window: the workers code window N+1 (reading the data from the input file, and checksumming
      * every shard's part) while threads here write the parity of window N from the shared window. Stops
-     * at the first window after {@code data} failed.
+     * at the first window after the data copy failed.
      */
     private static void encodeParity(Path input, long length, long shardLen, int window, int k, int m, Matrix matrix,
                                      FileChannel[] parityOut, int[] crcs, Parallel compute, Parallel io,
-                                     DataShardCopier data, LongConsumer written) throws IOException {
+                                     WriteBehind dataCopy, Progress progress) throws IOException {
         int n = k + m;
         EncodeJob job = new EncodeJob(input.toAbsolutePath().toString(), length, shardLen, k, m, matrix, window);
         try (SharedArray parity = SharedArray.create(DType.UINT8, 2L * m, window);
@@ -125,7 +131,7 @@ public final class FileEncoder {
             long waitNanos = 0;
             int buffer = 0;
             for (long c0 = 0; c0 < shardLen; c0 += window) {
-                data.check();
+                dataCopy.failIfDone(); // a failed data copy (a full disk) stops the coding too
                 final int w = (int) Math.min(window, shardLen - c0);
                 final int row0 = buffer * m;
                 List<WindowPart> parts = Windows.split(c0, w, compute.workers()).stream()
@@ -147,7 +153,7 @@ public final class FileEncoder {
                         Io.writeFully(parityOut[j], SharedMemory.bytes(parity, (long) (row0 + j) * window, w), -1);
                         return null;
                     }, IntStream.range(0, m).boxed().toList());
-                    written.accept((long) k * w);
+                    progress.advance((long) m * w);
                     return null;
                 });
                 buffer ^= 1;
@@ -163,34 +169,24 @@ public final class FileEncoder {
         }
     }
 
-    /** An encode's progress: a window counts once both its data and its parity are written. */
-    private static final class EncodeProgress {
-        private final Progress progress;
-        private long data;
-        private long parity;
-        private long reported;
-
-        EncodeProgress(Progress progress) {
-            this.progress = progress;
-        }
-
-        synchronized void data(long bytes) {
-            data += bytes;
-            report();
-        }
-
-        synchronized void parity(long bytes) {
-            parity += bytes;
-            report();
-        }
-
-        private void report() {
-            long done = Math.min(data, parity);
-            if (done > reported) {
-                progress.advance(done - reported);
-                reported = done;
+    /**
+     * Writes the data shard bodies straight from the input by kernel copy: they need no coding, so this runs
+     * from the start, while the workers are still starting. Window by window across the k shards, the order
+     * the workers read the input in, so the pages one side reads are still cached for the other.
+     */
+    private static Void copyData(FileChannel in, long length, long shardLen, int window, FileChannel[] out,
+                                 AtomicBoolean stop, Progress progress) throws IOException {
+        for (long c0 = 0; c0 < shardLen && !stop.get(); c0 += window) {
+            int w = (int) Math.min(window, shardLen - c0);
+            for (int i = 0; i < out.length; i++) {
+                long pos = i * shardLen + c0;
+                long avail = Math.max(0, Math.min(w, length - pos));
+                Io.transferFully(in, pos, avail, out[i], "the input");
+                Io.writeZeros(out[i], w - avail); // the zero padding of the last data shards
             }
+            progress.advance((long) out.length * w);
         }
+        return null;
     }
 
     private static boolean prepareDir(Path dir, boolean force) {

@@ -27,6 +27,32 @@ final class Io {
         }
     }
 
+    /**
+     * Appends {@code [pos, pos+len)} of {@code in} to {@code out} by kernel copy.
+     *
+     * @param what names the input in the error when it turns out shorter, e.g. "shard 3"
+     */
+    static void transferFully(FileChannel in, long pos, long len, FileChannel out, String what) throws IOException {
+        for (long done = 0; done < len; ) {
+            long t = in.transferTo(pos + done, len - done, out);
+            if (t <= 0) {
+                throw new IOException(what + " shrank while reading");
+            }
+            done += t;
+        }
+    }
+
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 << 10).asReadOnlyBuffer();
+
+    /** Appends {@code n} zero bytes to {@code out}. */
+    static void writeZeros(FileChannel out, long n) throws IOException {
+        for (long left = n; left > 0; ) {
+            int chunk = (int) Math.min(left, ZEROS.capacity());
+            writeFully(out, ZEROS.duplicate().limit(chunk), -1);
+            left -= chunk;
+        }
+    }
+
     /** @return the OS reason of an I/O error, e.g. "No space left on device" */
     static String reason(Exception ex) {
         Throwable e = ex instanceof dev.sharray.cli.TaskFailedException && ex.getCause() != null ? ex.getCause() : ex;

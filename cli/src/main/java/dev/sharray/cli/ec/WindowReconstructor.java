@@ -40,10 +40,12 @@ final class WindowReconstructor {
                 return;
             }
             FileChannel in = intact[i];
-            long done = 0;
-            while (done < len) {
-                long t = pos < 0 ? in.transferTo(ShardHeader.SIZE + c0 + done, len - done, out)
-                    : out.transferFrom(in.position(ShardHeader.SIZE + c0 + done), pos + done, len - done);
+            if (pos < 0) {
+                Io.transferFully(in, ShardHeader.SIZE + c0, len, out, "shard " + i);
+                return;
+            }
+            for (long done = 0; done < len; ) {
+                long t = out.transferFrom(in.position(ShardHeader.SIZE + c0 + done), pos + done, len - done);
                 if (t <= 0) {
                     throw new IOException("shard " + i + " shrank while reading");
                 }

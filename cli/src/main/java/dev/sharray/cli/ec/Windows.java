@@ -16,12 +16,6 @@ final class Windows {
     }
 
     /**
-     * @param c0     first column of the window
-     * @param length columns in the window
-     * @param parts  how many pieces at most
-     * @return {@code {c0, start, length}} parts covering the window, {@code start} relative to {@code c0}
-     */
-    /**
      * @param rows        rows the coder keeps per window (parity rows, or rows being rebuilt)
      * @param shardLength bytes per shard
      * @return columns per window: {@link #WINDOW} at most, less when many rows would make the double-buffered
@@ -32,6 +26,12 @@ final class Windows {
         return (int) Math.min(window, Math.max(1, shardLength));
     }
 
+    /**
+     * @param c0     first column of the window
+     * @param length columns in the window
+     * @param parts  how many pieces at most
+     * @return {@code {c0, start, length}} parts covering the window, {@code start} relative to {@code c0}
+     */
     static List<long[]> split(long c0, long length, int parts) {
         List<long[]> out = new ArrayList<>();
         int n = (int) Math.max(1, Math.min(parts, length / MIN_PART));

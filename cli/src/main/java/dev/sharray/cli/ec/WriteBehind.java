@@ -28,6 +28,14 @@ final class WriteBehind implements AutoCloseable {
         pending = writer.submit(write);
     }
 
+    /** Rethrows the failure of the write in flight if it has already failed; never waits. */
+    void failIfDone() throws IOException {
+        Future<?> f = pending;
+        if (f != null && f.isDone()) {
+            await();
+        }
+    }
+
     /** Waits for the write in flight, rethrowing its failure. */
     void await() throws IOException {
         Future<?> f = pending;
