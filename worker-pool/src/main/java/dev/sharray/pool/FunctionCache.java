@@ -1,8 +1,5 @@
 package dev.sharray.pool;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 /**
  * A small least-recently-used table of the functions of map calls in flight, keyed by map id. The
  * worker keeps the decoded functions in one; the parent keeps, per worker, one over the same ids that
@@ -19,34 +16,75 @@ final class FunctionCache<V> {
     /** Map calls running at once on one worker beyond this evict the least recently used function. */
     static final int CAPACITY = 8;
 
-    private final LinkedHashMap<Integer, V> entries = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Integer, V> eldest) {
-            return size() > CAPACITY;
+    // a handful of entries: linear search over primitive ids, so a lookup on the task path allocates nothing
+    private final int[] ids = new int[CAPACITY];
+    private final Object[] values = new Object[CAPACITY];
+    private final long[] lastUse = new long[CAPACITY];
+    private int size;
+    private long clock;
+
+    private int indexOf(int id) {
+        for (int i = 0; i < size; i++) {
+            if (ids[i] == id) {
+                return i;
+            }
         }
-    };
+        return -1;
+    }
 
     /** @return the entry for {@code id}, now the most recently used, or null */
+    @SuppressWarnings("unchecked")
     V get(int id) {
-        return entries.get(id);
+        int i = indexOf(id);
+        if (i < 0) {
+            return null;
+        }
+        lastUse[i] = ++clock;
+        return (V) values[i];
     }
 
     /** Adds or replaces the entry for {@code id}, evicting the least recently used one beyond {@link #CAPACITY}. */
     void put(int id, V value) {
-        entries.put(id, value);
+        int i = indexOf(id);
+        if (i < 0) {
+            if (size < CAPACITY) {
+                i = size++;
+            } else {
+                i = 0;
+                for (int j = 1; j < size; j++) {
+                    if (lastUse[j] < lastUse[i]) {
+                        i = j;
+                    }
+                }
+            }
+            ids[i] = id;
+        }
+        values[i] = value;
+        lastUse[i] = ++clock;
     }
 
     /** @return whether {@code id} is cached, without changing the recency order */
     boolean contains(int id) {
-        return entries.containsKey(id);
+        return indexOf(id) >= 0;
     }
 
     /** @return the removed entry, or null when {@code id} was not (or no longer) there */
+    @SuppressWarnings("unchecked")
     V remove(int id) {
-        return entries.remove(id);
+        int i = indexOf(id);
+        if (i < 0) {
+            return null;
+        }
+        V v = (V) values[i];
+        size--;
+        ids[i] = ids[size];
+        values[i] = values[size];
+        lastUse[i] = lastUse[size];
+        values[size] = null;
+        return v;
     }
 
     int size() {
-        return entries.size();
+        return size;
     }
 }

@@ -69,7 +69,13 @@ final class TaskArrays implements ArraySharing {
     }
 
     void beginTask() {
-        opened.close();
+        // never throws: the task's function must still be decoded (and a map call's cached) so this
+        // worker's function table stays in step with the parent's copy of it
+        try {
+            opened.close();
+        } catch (RuntimeException e) {
+            System.err.println("sharray worker: cannot release the previous task's arrays: " + e);
+        }
         abandonResult();
     }
 
