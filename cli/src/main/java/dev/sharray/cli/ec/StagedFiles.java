@@ -20,8 +20,10 @@ final class StagedFiles implements AutoCloseable {
     private final List<FileChannel> channels = new ArrayList<>();
     private boolean committed;
     /** Deletes the partial files when the JVM is stopped (Ctrl-C, SIGTERM) before close() could. */
-    private final Thread onExit = new Thread(this::deleteTemps, "sharray-staged-files");
+    private final Thread onExit = new Thread(this::stopAndDeleteTemps, "sharray-staged-files");
     private boolean hooked;
+    /** Set by the shutdown hook: the other threads keep running while the JVM stops, so no new file may appear. */
+    private boolean stopping;
 
     /**
      * Creates a new temporary file for {@code target} and opens it for writing.
@@ -30,6 +32,9 @@ final class StagedFiles implements AutoCloseable {
      * @return a channel on the temporary file
      */
     synchronized FileChannel create(Path target) throws IOException {
+        if (stopping) {
+            throw new IOException("the JVM is stopping");
+        }
         if (!hooked) {
             Runtime.getRuntime().addShutdownHook(onExit);
             hooked = true;
@@ -75,6 +80,11 @@ final class StagedFiles implements AutoCloseable {
             }
             hooked = false;
         }
+    }
+
+    private synchronized void stopAndDeleteTemps() {
+        stopping = true;
+        deleteTemps();
     }
 
     private synchronized void deleteTemps() {
