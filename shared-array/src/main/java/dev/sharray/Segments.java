@@ -93,6 +93,22 @@ final class Segments {
         }
     }
 
+    /**
+     * @param realPath a file's real path
+     * @return the file's segment with one more reference when this process has it open, else {@code null}
+     * @throws IllegalStateException when it is open here but its last holder anywhere has released it
+     */
+    static synchronized Segment reuseOpen(Path realPath) {
+        final Segment existing = OPEN.get(realPath);
+        if (existing == null || existing.closed) {
+            return null;
+        }
+        if (!existing.tryAddRef()) {
+            throw released(realPath);
+        }
+        return existing;
+    }
+
     /** Opens (or reuses) a user's {@code .npy} file: mapped and counted in this process only. */
     static synchronized Segment openExternal(Path realPath) {
         installExitHook();

@@ -190,11 +190,12 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         Objects.requireNonNull(descriptor, "descriptor");
         Reaper.onFirstUse();
         Path real = realPath(descriptor.path());
-        if (!TempFolders.isSharrayDataFile(real) && !SharedArrays.isAllowedFolder(real)) {
+        final boolean sharrayFile = TempFolders.isSharrayDataFile(real);
+        if (!sharrayFile && !SharedArrays.isAllowedFolder(real)) {
             throw new InvalidDescriptorException("path", real + " is not in a sharray folder "
                 + "(.../" + TempFolders.userFolderName() + "/<owner>/<name>.npy) or an allowed folder");
         }
-        Segment seg = openSegment(real);
+        Segment seg = openSegment(real, sharrayFile);
         try {
             checkFits(descriptor, seg.header);
         } catch (RuntimeException e) {
@@ -218,13 +219,17 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         if (!Files.isRegularFile(real)) {
             throw new InvalidDescriptorException("path", real + " is not a regular file");
         }
-        Segment seg = openSegment(real);
+        Segment seg = openSegment(real, TempFolders.isSharrayDataFile(real));
         NpyHeader h = seg.header;
         return new SharedArray(seg, h.dtype, h.shape.clone(), h.strides(), h.dataOffset);
     }
 
-    private static Segment openSegment(Path real) {
-        boolean shared = TempFolders.isSharrayDataFile(real) && Files.exists(Segments.refPathFor(real));
+    private static Segment openSegment(Path real, boolean sharrayFile) {
+        final Segment open = Segments.reuseOpen(real);
+        if (open != null) {
+            return open; // the common case in a worker: no file system calls
+        }
+        boolean shared = sharrayFile && Files.exists(Segments.refPathFor(real));
         return shared ? Segments.openShared(real) : Segments.openExternal(real);
     }
 

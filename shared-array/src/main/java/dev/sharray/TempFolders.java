@@ -31,6 +31,9 @@ final class TempFolders {
     static final Path DEV_SHM = Path.of("/dev/shm");
     /** Owner folder names: host, pid, start time (see ProcessIdentity), random. */
     static final Pattern OWNER_FOLDER = Pattern.compile("(.+)-(\\d+)-t(\\d+)-([0-9a-f]{8})");
+    /** Checked on every open of a descriptor: computed once (the user name does not change). */
+    private static final String USER_FOLDER_NAME =
+        "sharray-" + System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_");
     /** Keep this much free on /dev/shm beyond the array before choosing it. */
     private static final long SHM_HEADROOM = 64L << 20;
 
@@ -44,7 +47,7 @@ final class TempFolders {
     }
 
     static String userFolderName() {
-        return "sharray-" + System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_");
+        return USER_FOLDER_NAME;
     }
 
     /**

@@ -31,12 +31,14 @@ import java.util.concurrent.Future;
  *
  * <p>Usage: {@code java @target/jvm.args -cp <bench classpath> dev.sharray.bench.codec.CodecPoolBench
  * [rounds=9] [stripes=128] [shardLength=838848] [tasksPerCall=8] [pinned|cold]}; {@code cold} lets
- * every task map the file afresh (see {@link #ENCODE_CHUNK_PINNED}).
+ * every task map the file afresh (see {@link #ENCODE_CHUNK_PINNED}). {@code -Dwarmup=N} (default 2) sets
+ * the unmeasured rounds: tasks go to whichever worker is free, so a worker may still meet pages it has not
+ * mapped yet (a page fault each) in the first measured rounds.
  */
 public final class CodecPoolBench {
     private static final int K = 10;
     private static final int M = 4;
-    private static final int WARMUP_ROUNDS = 2;
+    private static final int WARMUP_ROUNDS = Integer.getInteger("warmup", 2);
 
     /** Worker side: one retained handle per array file, released when the worker exits. */
     private static final ConcurrentHashMap<Path, SharedArray> PINNED = new ConcurrentHashMap<>();
