@@ -1,11 +1,15 @@
 package dev.sharray.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The {@code ./sharray} launcher's own logic, run for real in a scratch checkout whose {@code mvn} and
  * {@code java} are stand-ins that record their calls (a real build takes a minute): launchers started
  * together on a checkout that needs building run Maven once; a failed class-data training is not repeated
- * on every run.
+ * on every run; a rebuild leaves the jar copies earlier runs started from as they were.
  */
 class LauncherBuildLockTest {
     @TempDir
@@ -58,6 +62,50 @@ class LauncherBuildLockTest {
         }
     }
 
+    @Test
+    void aRebuildLeavesTheJarsOfEarlierRunsAsTheyWere() throws Exception {
+        Path bin = scratchCheckout();
+        assertFinishedOk(launcher(bin, true, "--help"));
+        String firstClasspath = lastClasspath();
+        Path firstJar = Path.of(firstClasspath.split(":")[0]);
+        assertEquals("build 1", Files.readString(firstJar).strip());
+
+        // a source changes: the next run rebuilds, and Maven rewrites the jars in target/ in place
+        touchSource();
+        assertFinishedOk(launcher(bin, true, "--help"));
+        assertEquals(List.of("build", "build"), Files.readAllLines(root.resolve("mvn-calls")));
+        assertEquals("build 2", Files.readString(root.resolve("cli/target/sharray-cli-0.jar")).strip());
+        String secondClasspath = lastClasspath();
+        assertNotEquals(firstClasspath, secondClasspath);
+        assertEquals("build 2", Files.readString(Path.of(secondClasspath.split(":")[0])).strip());
+        assertEquals("build 1", Files.readString(firstJar).strip(),
+            "a JVM started before the rebuild (and the workers it starts later) still reads the jars it started with");
+
+        // old copies are pruned, the last five kept
+        for (int i = 0; i < 5; i++) {
+            touchSource();
+            assertFinishedOk(launcher(bin, true, "--help"));
+        }
+        try (var dirs = Files.list(root.resolve("cli/target/run"))) {
+            assertEquals(5, dirs.filter(Files::isDirectory).count());
+        }
+        assertFalse(Files.exists(firstJar));
+        assertEquals("build 7", Files.readString(Path.of(lastClasspath().split(":")[0])).strip());
+    }
+
+    /** A source file newer than the last build. */
+    private void touchSource() throws Exception {
+        Path src = root.resolve("cli/src/Changed.java");
+        Files.writeString(src, "class Changed {}\n");
+        Files.setLastModifiedTime(src, FileTime.from(Instant.now().plusSeconds(60)));
+    }
+
+    /** @return the classpath the last launcher gave the CLI's JVM */
+    private String lastClasspath() throws Exception {
+        List<String> runs = Files.readAllLines(root.resolve("java-runs"));
+        return runs.get(runs.size() - 1);
+    }
+
     private static void assertFinishedOk(Process p) throws Exception {
         try {
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the launcher finished");
@@ -81,14 +129,14 @@ class LauncherBuildLockTest {
             echo build >> "$ROOT_UNDER_TEST/mvn-calls"
             sleep 1
             mkdir -p "$ROOT_UNDER_TEST/cli/target"
-            : > "$ROOT_UNDER_TEST/cli/target/sharray-cli-0.jar"
+            echo "build $(wc -l < "$ROOT_UNDER_TEST/mvn-calls")" > "$ROOT_UNDER_TEST/cli/target/sharray-cli-0.jar" # in place, as Maven does
             printf '%s' "$ROOT_UNDER_TEST/cli/target/sharray-cli-0.jar" > "$ROOT_UNDER_TEST/cli/target/classpath.txt"
             """);
         script(bin.resolve("java"), """
             case "$*" in
               *XshowSettings*) echo '    java.specification.version = 17' >&2 ;;
               *DumpLoadedClassList*) echo train >> "$ROOT_UNDER_TEST/trainings"; exit 1 ;;
-              *dev.sharray.cli.Main*) echo ran >> "$ROOT_UNDER_TEST/java-runs" ;;
+              *dev.sharray.cli.Main*) prev=; for a in "$@"; do [ "$prev" = -cp ] && echo "$a" >> "$ROOT_UNDER_TEST/java-runs"; prev=$a; done ;;
             esac
             exit 0
             """);
