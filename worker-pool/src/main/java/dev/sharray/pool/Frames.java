@@ -152,6 +152,11 @@ final class Frames {
             return ring.read(this, limit);
         }
 
+        /** @return whether nothing waits to be read (a volatile look at both ends of the ring) */
+        boolean isEmpty() {
+            return ring.size() == 0;
+        }
+
         @Override
         public void onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
             switch (type) {

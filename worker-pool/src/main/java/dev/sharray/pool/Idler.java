@@ -40,6 +40,11 @@ final class Idler {
         return new Idler(20_000, 200_000, 200_000);
     }
 
+    /** @return how long the current idle period has lasted, 0 when work was found since the last idle */
+    long idleNanos() {
+        return idleSince == 0 ? 0 : System.nanoTime() - idleSince;
+    }
+
     /** Work was found: the next idle period starts with spinning again. */
     void reset() {
         idleSince = 0;

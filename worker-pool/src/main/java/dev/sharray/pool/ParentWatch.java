@@ -2,6 +2,7 @@ package dev.sharray.pool;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Ends a worker whose parent is gone, within about a quarter of a second: the parent holds the write
@@ -19,14 +20,15 @@ final class ParentWatch {
      * Starts the two daemon watch threads.
      *
      * @param parentPid the pid of the JVM that launched this worker
+     * @param loop      the worker's task loop, woken by the parent's doorbell (any bytes on stdin)
      */
-    static void start(long parentPid) {
+    static void start(long parentPid, Thread loop) {
         final Thread stdin = new Thread(() -> {
             final InputStream in = System.in;
             try {
                 final byte[] sink = new byte[64];
                 while (in.read(sink) >= 0) {
-                    // the parent never writes; anything read is ignored
+                    LockSupport.unpark(loop); // the doorbell: the parent wrote to a sleeping worker's ring
                 }
             } catch (IOException ignored) {
                 // a broken pipe means the same as end-of-file

@@ -1140,7 +1140,7 @@ public final class ProcessPool implements AutoCloseable {
          * How many bytes of array mappings each worker keeps after a task, without a reference, so the next
          * task on the same array neither maps it nor takes page faults again (default 8 GiB of address
          * space). A kept mapping never keeps a file alive: the file is deleted as usual when its last holder
-         * releases it, and the worker returns that memory within milliseconds when idle (or after its current
+         * releases it, and the worker returns that memory within ~50 ms when idle (or after its current
          * task). 0 unmaps at the end of every task.
          *
          * @param bytes the budget per worker, at least 0

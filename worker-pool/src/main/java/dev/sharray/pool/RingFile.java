@@ -7,6 +7,7 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 import java.io.IOException;
+import java.lang.invoke.VarHandle;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -20,18 +21,26 @@ import java.nio.file.attribute.PosixFilePermissions;
  * file, the worker maps it by path, and the parent unlinks it once the worker has said hello, so the
  * file never outlives the pair even if both are killed.
  *
- * <p>Layout: a 64-byte header (magic, version, capacity), then each ring's data and trailer.
+ * <p>Layout: a 64-byte header (magic, version, capacity, the worker's sleeping flag), then each ring's
+ * data and trailer.
+ *
+ * <p>An idle worker sleeps instead of polling: it raises the sleeping flag, looks at its ring one last
+ * time and parks; the parent, after writing to the ring, takes the flag down and rings a doorbell (a byte on
+ * the worker's stdin) when it was up. The flag store and the ring check on one side, the ring write and
+ * the flag check on the other, are each separated by a full fence, so one of the two always sees the other.
  */
 final class RingFile implements AutoCloseable {
     private static final int MAGIC = 0x53485250; // "SHRP"
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
     private static final int HEADER = 64;
     private static final int MAGIC_OFFSET = 0;
     private static final int VERSION_OFFSET = 4;
     private static final int CAPACITY_OFFSET = 8;
+    private static final int SLEEPING_OFFSET = 16;
 
     private final Path path;
     private final MappedByteBuffer mapping;
+    private final UnsafeBuffer header;
     private final RingBuffer toWorker;
     private final RingBuffer toParent;
     private boolean closed;
@@ -39,6 +48,7 @@ final class RingFile implements AutoCloseable {
     private RingFile(Path path, MappedByteBuffer mapping, int capacity) {
         this.path = path;
         this.mapping = mapping;
+        this.header = new UnsafeBuffer(mapping, 0, HEADER);
         final int ringLength = capacity + RingBufferDescriptor.TRAILER_LENGTH;
         this.toWorker = new OneToOneRingBuffer(new UnsafeBuffer(mapping, HEADER, ringLength));
         this.toParent = new OneToOneRingBuffer(new UnsafeBuffer(mapping, HEADER + ringLength, ringLength));
@@ -110,6 +120,29 @@ final class RingFile implements AutoCloseable {
     /** @return the ring the worker writes and the parent reads */
     RingBuffer toParent() {
         return toParent;
+    }
+
+    /**
+     * Worker side: raises the sleeping flag before the worker's last look at its ring (the volatile store is
+     * a full fence, so that look cannot move before it).
+     */
+    void markSleeping() {
+        header.putIntVolatile(SLEEPING_OFFSET, 1);
+    }
+
+    /** Worker side: awake again. */
+    void clearSleeping() {
+        header.putIntVolatile(SLEEPING_OFFSET, 0);
+    }
+
+    /**
+     * Parent side, after writing to the worker's ring: takes the sleeping flag down if it is up.
+     *
+     * @return whether the worker sleeps (or is about to): the caller must ring its doorbell
+     */
+    boolean takeSleeping() {
+        VarHandle.fullFence(); // the ring write (a release store) must not move after this load
+        return header.getIntVolatile(SLEEPING_OFFSET) != 0 && header.compareAndSetInt(SLEEPING_OFFSET, 1, 0);
     }
 
     /** Unlinks the file; the mappings stay valid. */

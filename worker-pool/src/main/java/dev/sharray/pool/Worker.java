@@ -5,6 +5,7 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.IntHashSet;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -90,6 +91,7 @@ final class Worker {
                 }
                 writer.commit(at);
                 sentFunction(t.fn, mode);
+                wakeIfSleeping();
                 return true;
             }
             if (length > Integer.MAX_VALUE - 16) {
@@ -102,6 +104,7 @@ final class Worker {
                 return false;
             }
             sentFunction(t.fn, mode);
+            wakeIfSleeping();
             return true;
         } finally {
             sendLock.unlock();
@@ -189,13 +192,33 @@ final class Worker {
             }
             sendBuffer.putByte(0, kind);
             sendBuffer.putLong(1, taskId, ByteOrder.LITTLE_ENDIAN);
-            return writer.write(sendBuffer, 0, 9, keepSending);
+            final boolean sent = writer.write(sendBuffer, 0, 9, keepSending);
+            wakeIfSleeping();
+            return sent;
         } finally {
             sendLock.unlock();
         }
     }
 
+    /**
+     * A message went into the ring (send lock held): rings the doorbell, a byte on the worker's stdin, if the
+     * worker sleeps (see {@link RingFile}). Also called while a writer waits for room: a sleeping worker
+     * would not make any.
+     */
+    private void wakeIfSleeping() {
+        if (rings.takeSleeping()) {
+            try {
+                final OutputStream stdin = process.getOutputStream();
+                stdin.write(0);
+                stdin.flush();
+            } catch (IOException ignored) {
+                // the worker is gone, or its stdin was closed at stop: its exit is handled elsewhere
+            }
+        }
+    }
+
     private boolean sendable() {
+        wakeIfSleeping();
         final int s = state.get();
         return s != DEAD && s != KILLED && process.isAlive();
     }

@@ -9,12 +9,19 @@ import org.agrona.ExpandableArrayBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 
 import java.nio.ByteOrder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The worker's single thread: reads one task at a time from the parent's ring, runs it, writes the
  * result. Decoding happens in place in the ring's memory; the task runs after the read returns.
  */
 final class WorkerLoop {
+    /** Idle this long, the worker sleeps until the parent rings its doorbell instead of polling. */
+    private static final long SLEEP_AFTER_NANOS = 2_000_000;
+    /** The longest sleep without a doorbell: also how often a sleeping worker trims retained mappings. */
+    static final long SLEEP_NANOS = Long.getLong("sharray.pool.idleSleepMillis", 50) * 1_000_000;
+
+    private final RingFile rings;
     private final Frames.Reader reader;
     private final Frames.Writer writer;
     private final Reducers reducers;
@@ -45,6 +52,7 @@ final class WorkerLoop {
     private static final byte[] WARM_STREAM = {(byte) 0xAC, (byte) 0xED, 0, 5, 0x74, 0, 1, 'x'};
 
     WorkerLoop(RingFile rings, Reducers reducers, long maxBytes, long retainBytes) {
+        this.rings = rings;
         this.arrays = new TaskArrays(maxBytes, retainBytes);
         this.reader = new Frames.Reader(rings.toWorker());
         this.writer = new Frames.Writer(rings.toParent());
@@ -67,12 +75,29 @@ final class WorkerLoop {
             } else {
                 if (n == 0) {
                     arrays.trimWhenIdle();
+                    if (idler.idleNanos() > SLEEP_AFTER_NANOS) {
+                        sleepUntilRung();
+                        continue;
+                    }
                 }
                 idler.idle(n);
             }
         }
         arrays.releaseAll();
         arrays.releaseRetained();
+    }
+
+    /**
+     * Idle for a while: sleeps until the parent rings the doorbell after writing to the ring (see
+     * {@link RingFile}; {@link ParentWatch} turns the doorbell into an unpark), or for at most
+     * {@link #SLEEP_NANOS}. An idle worker thus costs no CPU, where polling with parks woke it ~1000 times a second.
+     */
+    private void sleepUntilRung() {
+        rings.markSleeping();
+        if (reader.isEmpty()) {
+            LockSupport.parkNanos(this, SLEEP_NANOS);
+        }
+        rings.clearSleeping();
     }
 
     /**

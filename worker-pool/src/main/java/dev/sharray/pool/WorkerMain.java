@@ -45,7 +45,7 @@ public final class WorkerMain {
             warm.setDaemon(true);
             warm.start();
         }
-        ParentWatch.start(Long.parseLong(args[2]));
+        ParentWatch.start(Long.parseLong(args[2]), Thread.currentThread());
         final Reducers reducers = reducersFromProperty();
         try (RingFile rings = RingFile.open(Path.of(args[0]))) {
             new WorkerLoop(rings, reducers, Long.getLong(MAX_BYTES_PROPERTY, 1 << 20),
