@@ -229,7 +229,13 @@ final class NpyHeader {
                 }
             }
             i++;
-            return dims.stream().mapToLong(Long::longValue).toArray();
+            // a loop, not a stream: this runs at every first open in a fresh worker, where a LongStream
+            // pipeline means ~30 more classes to load
+            final long[] shape = new long[dims.size()];
+            for (int d = 0; d < shape.length; d++) {
+                shape[d] = dims.get(d);
+            }
+            return shape;
         }
     }
 }
