@@ -188,22 +188,27 @@ final class TempFolders {
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
             throw new IOException(dir + " is not a directory (a symbolic link or a file is in its place): refusing to use it");
         }
-        Integer mine = processUid();
-        if (mine != null) {
-            int owner = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-            if (owner != mine) {
-                throw new IOException(dir + " belongs to uid " + owner + ", not to this process's uid " + mine
-                    + ": refusing to use it");
+        int owner = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        Integer mine = procSelfUid();
+        if (mine == null || owner != mine) {
+            // no /proc, or it names another uid (/proc/self belongs to root in a non-dumpable process): ask libc
+            Integer euid = Posix.euid();
+            if (euid != null) {
+                mine = euid;
             }
+        }
+        if (mine != null && owner != mine) {
+            throw new IOException(dir + " belongs to uid " + owner + ", not to this process's uid " + mine
+                + ": refusing to use it");
         }
     }
 
-    /** @return this process's effective uid (libc), else the owner of /proc/self, else null */
-    private static Integer processUid() {
-        Integer euid = Posix.euid();
-        if (euid != null) {
-            return euid;
-        }
+    /**
+     * @return the owner of /proc/self, which is the effective uid of a (dumpable) process, or null. Read
+     *         first because it needs no native call: asking libc would load JNA (~50 ms in a fresh JVM) on
+     *         the way to every pool's first worker.
+     */
+    private static Integer procSelfUid() {
         try {
             return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
