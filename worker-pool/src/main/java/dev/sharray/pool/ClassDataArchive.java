@@ -7,10 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -57,11 +54,10 @@ final class ClassDataArchive {
             }
         }
         try {
-            final MessageDigest md = MessageDigest.getInstance("SHA-256");
-            md.update((System.getProperty("java.home") + '\n' + System.getProperty("java.vm.version") + '\n')
-                .getBytes(StandardCharsets.UTF_8));
+            final Fnv64 key = new Fnv64();
+            key.add(System.getProperty("java.home") + '\n' + System.getProperty("java.vm.version") + '\n');
             for (String a : args) {
-                md.update((a + '\n').getBytes(StandardCharsets.UTF_8));
+                key.add(a + '\n');
             }
             for (String entry : classpath.split(File.pathSeparator)) {
                 if (entry.isEmpty()) {
@@ -71,15 +67,35 @@ final class ClassDataArchive {
                 if (!Files.isRegularFile(p)) {
                     return null; // a directory (or a missing entry): CDS refuses such a classpath
                 }
-                md.update((entry + ' ' + Files.size(p) + ' ' + Files.getLastModifiedTime(p).toMillis() + '\n')
-                    .getBytes(StandardCharsets.UTF_8));
+                key.add(entry + ' ' + Files.size(p) + ' ' + Files.getLastModifiedTime(p).toMillis() + '\n');
             }
             final Path dir = cacheFolder();
-            final String name = "worker-jdk" + Runtime.version().feature() + "-"
-                + HexFormat.of().formatHex(md.digest(), 0, 12) + ".jsa";
+            final String name = "worker-jdk" + Runtime.version().feature() + "-" + key.hex() + ".jsa";
             return new ClassDataArchive(dir.resolve(name));
-        } catch (IOException | NoSuchAlgorithmException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return null;
+        }
+    }
+
+    /**
+     * 64-bit FNV-1a over UTF-8 text: the archive's name only has to tell configurations apart (a clash
+     * would make a JVM refuse an archive dumped for other paths and run without it). Not SHA-256: the first
+     * {@code MessageDigest} in a JVM initializes the security providers, ~35 ms before the first worker
+     * can be started.
+     */
+    static final class Fnv64 {
+        private long hash = 0xcbf29ce484222325L;
+
+        void add(String text) {
+            for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
+                hash ^= b & 0xff;
+                hash *= 0x100000001b3L;
+            }
+        }
+
+        String hex() {
+            final String h = Long.toHexString(hash); // not String.format: no Formatter and locale data to load
+            return "0".repeat(16 - h.length()) + h;
         }
     }
 
