@@ -93,6 +93,25 @@ class LauncherBuildLockTest {
         assertEquals("build 7", Files.readString(Path.of(lastClasspath().split(":")[0])).strip());
     }
 
+    @Test
+    void whereNoCopyCanBeMadeCommandsRunFromTheBuildsJars() throws Exception {
+        Path bin = scratchCheckout();
+        assertFinishedOk(launcher(bin, true, "--help"));
+        // the copies' folder cannot be created (a read-only checkout; a file in its place here, since root
+        // may write anywhere): the launcher still runs the command, from target/ as before copies existed
+        Path run = root.resolve("cli/target/run");
+        try (var files = Files.walk(run)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+        Files.writeString(run, "not a folder\n");
+        assertFinishedOk(launcher(bin, true, "--help"));
+        assertEquals(root.resolve("cli/target/sharray-cli-0.jar").toString(), lastClasspath().split(":")[0]);
+        touchSource();
+        assertFinishedOk(launcher(bin, true, "--help")); // a rebuild whose copy fails still runs the command
+        assertEquals(List.of("build", "build"), Files.readAllLines(root.resolve("mvn-calls")));
+        assertEquals(3, Files.readAllLines(root.resolve("java-runs")).size(), "every launcher ran the command");
+    }
+
     /** A source file newer than the last build. */
     private void touchSource() throws Exception {
         Path src = root.resolve("cli/src/Changed.java");
