@@ -52,11 +52,8 @@ final class Segments {
      */
     static synchronized Segment openShared(Path realDataPath) {
         installExitHook();
-        Segment existing = OPEN.get(realDataPath);
-        if (existing != null && !existing.closed) {
-            if (!existing.tryAddRef()) {
-                throw released(realDataPath);
-            }
+        final Segment existing = reuseOpen(realDataPath);
+        if (existing != null) {
             return existing;
         }
         Segment retired = RETIRED.remove(realDataPath);
@@ -112,9 +109,8 @@ final class Segments {
     /** Opens (or reuses) a user's {@code .npy} file: mapped and counted in this process only. */
     static synchronized Segment openExternal(Path realPath) {
         installExitHook();
-        Segment existing = OPEN.get(realPath);
-        if (existing != null && !existing.closed) {
-            existing.addRef();
+        final Segment existing = reuseOpen(realPath);
+        if (existing != null) {
             return existing;
         }
         Segment s = mapData(realPath, null, null, -1);
