@@ -112,6 +112,29 @@ class LauncherBuildLockTest {
         assertEquals(3, Files.readAllLines(root.resolve("java-runs")).size(), "every launcher ran the command");
     }
 
+    @Test
+    void aCopyThatFailsHalfwayLeavesNothingBehind() throws Exception {
+        Path bin = scratchCheckout();
+        assertFinishedOk(launcher(bin, true, "--help"));
+        // the next build lists a project jar that cannot be copied: the copy fails after its folder was made
+        script(bin.resolve("mvn"), """
+            echo build >> "$ROOT_UNDER_TEST/mvn-calls"
+            echo "build 2" > "$ROOT_UNDER_TEST/cli/target/sharray-cli-0.jar"
+            printf '%s' "$ROOT_UNDER_TEST/cli/target/sharray-cli-0.jar:$ROOT_UNDER_TEST/cli/target/gone.jar" \
+              > "$ROOT_UNDER_TEST/cli/target/classpath.txt"
+            """);
+        touchSource();
+        assertFinishedOk(launcher(bin, true, "--help"));
+        assertEquals(List.of("build", "build"), Files.readAllLines(root.resolve("mvn-calls")));
+        try (var entries = Files.list(root.resolve("cli/target/run"))) {
+            List<String> names = entries.map(p -> p.getFileName().toString()).sorted().toList();
+            assertEquals(1, names.size(), "the first copy only: no half-made one, no name of a copy older than the build: "
+                + names);
+        }
+        assertEquals(root.resolve("cli/target/sharray-cli-0.jar").toString(), lastClasspath().split(":")[0],
+            "the command ran from the new build in target/, not from the copy of the build before");
+    }
+
     /** A source file newer than the last build. */
     private void touchSource() throws Exception {
         Path src = root.resolve("cli/src/Changed.java");
