@@ -406,6 +406,17 @@ public final class ProcessPool implements AutoCloseable {
         }
     }
 
+    /** Test hook: how many workers have raised their sleeping flag (see {@link RingFile}). */
+    int sleepingWorkers() {
+        int n = 0;
+        for (Worker w : workers) {
+            if (w.asleep()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Test hook: sends pre-encoded (possibly hostile) function and argument bytes as a task. */
     CompletableFuture<Object> submitEncoded(FunctionCodec.Encoded fn, byte[] arg) {
         final Task t = new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this), fn, arg, null, new Task.Batch(1, null));

@@ -145,6 +145,11 @@ final class RingFile implements AutoCloseable {
         return header.getIntVolatile(SLEEPING_OFFSET) != 0 && header.compareAndSetInt(SLEEPING_OFFSET, 1, 0);
     }
 
+    /** @return whether the worker's sleeping flag is up (for tests) */
+    boolean sleeping() {
+        return header.getIntVolatile(SLEEPING_OFFSET) != 0;
+    }
+
     /** Unlinks the file; the mappings stay valid. */
     void unlink() {
         try {

@@ -217,6 +217,16 @@ final class Worker {
         }
     }
 
+    /** @return whether the worker has raised its sleeping flag (send lock taken: the rings may be unmapped) */
+    boolean asleep() {
+        sendLock.lock();
+        try {
+            return state.get() != DEAD && rings.sleeping();
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
     private boolean sendable() {
         wakeIfSleeping();
         final int s = state.get();

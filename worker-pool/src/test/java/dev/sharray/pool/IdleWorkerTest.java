@@ -38,13 +38,21 @@ class IdleWorkerTest {
         return total;
     }
 
+    /** Waits until the pool's only worker has raised its sleeping flag: what follows must wake it. */
+    private static void awaitAsleep(ProcessPool pool) throws InterruptedException {
+        for (int i = 0; i < 3000 && pool.sleepingWorkers() == 0; i++) {
+            Thread.sleep(10);
+        }
+        assertEquals(1, pool.sleepingWorkers(), "the idle worker went to sleep");
+    }
+
     @Test
     @Timeout(60)
     void anIdleWorkerSleepsInsteadOfPolling() throws Exception {
         try (ProcessPool pool = ProcessPool.create(1)) {
             assertEquals(List.of(2), pool.map((Integer x) -> x + 1, List.of(1)));
             final long pid = pool.workerPids().get(0);
-            Thread.sleep(500);
+            awaitAsleep(pool);
             final long before = wakeups(pid);
             Thread.sleep(2000);
             final long woke = wakeups(pid) - before;
@@ -64,14 +72,13 @@ class IdleWorkerTest {
         try {
             pid = pool.workerPids().get(0);
             for (int i = 0; i < 3; i++) {
-                Thread.sleep(100); // asleep after 2 ms idle
+                awaitAsleep(pool);
                 assertEquals(i + 1, pool.submit((Integer x) -> x + 1, i).get(30, TimeUnit.SECONDS));
             }
             // a message longer than the 1 MiB ring: the parent waits for room, which a sleeping worker never makes
-            Thread.sleep(100);
+            awaitAsleep(pool);
             final String big = "x".repeat(3 << 20);
             assertEquals(big.length(), pool.submit(String::length, big).get(30, TimeUnit.SECONDS));
-            Thread.sleep(100);
         } finally {
             pool.close();
         }
