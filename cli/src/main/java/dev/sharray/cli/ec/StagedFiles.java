@@ -3,6 +3,7 @@ package dev.sharray.cli.ec;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -24,6 +25,25 @@ final class StagedFiles implements AutoCloseable {
     private boolean hooked;
     /** Set by the shutdown hook: the other threads keep running while the JVM stops, so no new file may appear. */
     private boolean stopping;
+    private final Mover mover;
+
+    /** Renames a file over another, atomically. */
+    @FunctionalInterface
+    interface Mover {
+        /** The rename {@link StagedFiles} uses: atomic, replacing the target. */
+        Mover ATOMIC = (from, to) -> Files.move(from, to, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+
+        void move(Path from, Path to) throws IOException;
+    }
+
+    StagedFiles() {
+        this(Mover.ATOMIC);
+    }
+
+    /** @param mover how files are renamed (tests make it fail half-way) */
+    StagedFiles(Mover mover) {
+        this.mover = mover;
+    }
 
     /**
      * Creates a new temporary file for {@code target} and opens it for writing.
@@ -49,15 +69,71 @@ final class StagedFiles implements AutoCloseable {
         return ch;
     }
 
-    /** Closes the channels and renames every temporary file over its target. */
-    void commit() throws IOException {
+    /**
+     * Closes the channels and renames every temporary file over its target, all or nothing: files the
+     * targets replace are first renamed aside, and when any rename fails every target is put back as it was
+     * (a re-encode with {@code --force} never leaves a mix of the old set's shards and the new one's).
+     *
+     * @throws IOException when a rename fails; the targets are then as they were before
+     */
+    synchronized void commit() throws IOException {
+        if (stopping) {
+            throw new IOException("the JVM is stopping");
+        }
         for (FileChannel ch : channels) {
             ch.close();
         }
-        for (int i = 0; i < temps.size(); i++) {
-            Files.move(temps.get(i), targets.get(i), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        for (Path target : targets) {
+            if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+                throw new IOException(target + " is a directory"); // a rename would fail on it, or hide it
+            }
+        }
+        final List<Path> asideOf = new ArrayList<>(); // targets whose old file was renamed aside
+        int placed = 0;
+        try {
+            for (Path target : targets) {
+                if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+                    mover.move(target, aside(target));
+                    asideOf.add(target);
+                }
+            }
+            for (; placed < temps.size(); placed++) {
+                mover.move(temps.get(placed), targets.get(placed));
+            }
+        } catch (IOException | RuntimeException e) {
+            rollBack(placed, asideOf, e);
+            throw e;
         }
         committed = true;
+        for (Path target : asideOf) {
+            try {
+                Files.deleteIfExists(aside(target));
+            } catch (IOException ignored) {
+                // the new files are in place; a hidden leftover of the old set does not change that
+            }
+        }
+    }
+
+    /** Undoes a commit that failed: the new files go back to their temporary names, the old ones back in place. */
+    private void rollBack(int placed, List<Path> asideOf, Exception cause) {
+        for (int i = 0; i < placed; i++) {
+            try {
+                mover.move(targets.get(i), temps.get(i)); // deleted with the other temporary files on close
+            } catch (IOException | RuntimeException e) {
+                cause.addSuppressed(e);
+            }
+        }
+        for (Path target : asideOf) {
+            try {
+                mover.move(aside(target), target);
+            } catch (IOException | RuntimeException e) {
+                cause.addSuppressed(e);
+            }
+        }
+    }
+
+    private static Path aside(Path target) {
+        return target.resolveSibling("." + target.getFileName() + ".replaced-" + ProcessHandle.current().pid());
     }
 
     @Override
