@@ -19,27 +19,28 @@ import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.zip.CRC32C;
 
 /**
  * Finds the codec's shared library on the classpath and returns a file path {@code dlopen} can map.
  *
  * <p>A library in a plain folder (such as {@code target/classes}) is used where it is. A library inside a
  * jar is extracted once per content, safely with any number of processes starting at once and without
- * locks: the cache folder is named by the SHA-256 of the library's bytes
+ * locks: the cache folder is named by the library's length and CRC-32C
  * ({@code <cacheRoot>/sharray-native-<16 hex>/libsharraycodec.so}); a process that finds the file there
- * with the right size and hash uses it; otherwise it writes the bytes to a unique temporary name in that
- * folder, fsyncs, and renames it atomically onto the final name. Concurrent winners write the same bytes,
- * and a rename never changes a file another process has already mapped, so every process maps a
- * complete, correct library. A cached file of the wrong size or hash (truncated, tampered) is replaced
- * the same way.
+ * with exactly the resource's bytes uses it; otherwise it writes the bytes to a unique temporary name in
+ * that folder, fsyncs, and renames it atomically onto the final name. Concurrent winners write the same
+ * bytes, and a rename never changes a file another process has already mapped, so every process maps a
+ * complete, correct library. A cached file with other bytes (truncated, tampered, or another build whose
+ * name clashed) is replaced the same way. No cryptographic hash: the byte comparison is exact, and a
+ * JVM's first {@code MessageDigest} costs ~15 ms of provider set-up that every worker would pay.
  *
  * <p>Cache root: {@code -Dsharray.nativeCache}, else {@code $XDG_CACHE_HOME/sharray}, else
  * {@code ~/.cache/sharray}; when that cannot be written, {@code java.io.tmpdir/sharray-<user>-native}
@@ -67,11 +68,21 @@ final class NativeLoader {
      * @throws IOException when the resource is missing or cannot be extracted anywhere
      */
     static Path locate(ClassLoader loader) throws IOException {
-        URL url = loader == null ? ClassLoader.getSystemResource(RESOURCE) : loader.getResource(RESOURCE);
+        ClassLoader l = loader == null ? ClassLoader.getSystemClassLoader() : loader;
+        URL url = l.getResource(RESOURCE);
         if (url == null) {
             throw new IOException(RESOURCE + " is not on the classpath");
         }
-        return locate(url, cacheRoots());
+        // read through the loader: it reads from the jar it already has open, where a URL connection would
+        // open the jar again and read its whole central directory
+        return locate(url, () -> {
+            try (InputStream in = l.getResourceAsStream(RESOURCE)) {
+                if (in == null) {
+                    throw new IOException(RESOURCE + " is not on the classpath");
+                }
+                return in.readAllBytes();
+            }
+        }, cacheRoots());
     }
 
     /**
@@ -83,6 +94,16 @@ final class NativeLoader {
      * @return an absolute path to the library file
      */
     static Path locate(URL url, List<Path> roots) throws IOException {
+        return locate(url, () -> read(url), roots);
+    }
+
+    /** The bytes of the library resource. */
+    @FunctionalInterface
+    private interface Resource {
+        byte[] read() throws IOException;
+    }
+
+    private static Path locate(URL url, Resource resource, List<Path> roots) throws IOException {
         if ("file".equals(url.getProtocol())) {
             try {
                 Path p = Path.of(url.toURI());
@@ -93,12 +114,11 @@ final class NativeLoader {
                 // fall through: extract it like any other resource
             }
         }
-        byte[] bytes = read(url);
-        byte[] hash = sha256(bytes);
+        byte[] bytes = resource.read();
         IOException failure = null;
         for (Path root : roots) {
             try {
-                return extract(bytes, hash, root);
+                return extract(bytes, root);
             } catch (IOException | UnsupportedOperationException | SecurityException e) {
                 IOException io = new IOException("cannot extract the native library under " + root + ": " + e, e);
                 if (failure == null) {
@@ -112,18 +132,18 @@ final class NativeLoader {
     }
 
     /**
-     * Puts the library bytes at {@code <root>/sharray-native-<hash>/libsharraycodec.so} unless a correct copy
+     * Puts the library bytes at {@code <root>/<folderName(bytes)>/libsharraycodec.so} unless a correct copy
      * is already there.
      *
      * @return the absolute path of the cached library
      */
-    static Path extract(byte[] bytes, byte[] hash, Path root) throws IOException {
-        Path folder = root.resolve(FOLDER_PREFIX + HexFormat.of().formatHex(hash, 0, 8)).toAbsolutePath();
+    static Path extract(byte[] bytes, Path root) throws IOException {
+        Path folder = root.resolve(folderName(bytes)).toAbsolutePath();
         Path target = folder.resolve(LIBRARY_FILE);
         if (root.toAbsolutePath().equals(sharedTempRoot())) {
             checkPrivate(root.toAbsolutePath());
         }
-        if (matches(target, bytes.length, hash)) {
+        if (matches(target, bytes)) {
             return target;
         }
         createPrivateFolders(folder);
@@ -149,22 +169,33 @@ final class NativeLoader {
             Files.deleteIfExists(temp);
         }
         syncFolder(folder);
-        if (!matches(target, bytes.length, hash)) {
+        if (!matches(target, bytes)) {
             throw new IOException("the extracted library at " + target + " does not match the resource");
         }
         return target;
     }
 
-    /** True when {@code file} is a regular file of {@code size} bytes whose SHA-256 is {@code hash}. */
-    private static boolean matches(Path file, long size, byte[] hash) throws IOException {
+    /**
+     * @param bytes a library's bytes
+     * @return the name of its cache folder: {@code sharray-native-} and 16 hex digits of its length and CRC-32C
+     */
+    static String folderName(byte[] bytes) {
+        CRC32C crc = new CRC32C();
+        crc.update(bytes);
+        HexFormat hex = HexFormat.of();
+        return FOLDER_PREFIX + hex.toHexDigits(bytes.length) + hex.toHexDigits((int) crc.getValue());
+    }
+
+    /** True when {@code file} is a regular file holding exactly {@code bytes}. */
+    private static boolean matches(Path file, byte[] bytes) throws IOException {
         if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
             return false;
         }
         try {
-            if (Files.size(file) != size) {
+            if (Files.size(file) != bytes.length) {
                 return false;
             }
-            return MessageDigest.isEqual(hash, sha256(Files.readAllBytes(file)));
+            return Arrays.equals(bytes, Files.readAllBytes(file));
         } catch (java.nio.file.NoSuchFileException e) {
             return false;
         }
@@ -247,7 +278,7 @@ final class NativeLoader {
 
     /**
      * The fallback root lives in a folder every user can write to: it must be ours alone, or another
-     * user could swap the library between our hash check and {@code dlopen}.
+     * user could swap the library between our check of its bytes and {@code dlopen}.
      */
     private static void checkPrivate(Path root) throws IOException {
         createPrivateFolders(root);
@@ -267,13 +298,4 @@ final class NativeLoader {
             return in.readAllBytes();
         }
     }
-
-    static byte[] sha256(byte[] bytes) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(bytes);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JDK", e);
-        }
-    }
-
 }
