@@ -19,6 +19,7 @@ final class Posix {
     static {
         boolean ok;
         try {
+            NativeFiles.prepareJna();
             Native.register(Posix.class, Platform.C_LIBRARY_NAME);
             ok = true;
         } catch (Throwable e) {

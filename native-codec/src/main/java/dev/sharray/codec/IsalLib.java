@@ -2,6 +2,7 @@ package dev.sharray.codec;
 
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import dev.sharray.NativeFiles;
 
 /** JNA direct mapping of the few ISA-L ({@code libisal.so.2}) functions the ISAL backend and tests use. */
 final class IsalLib {
@@ -10,6 +11,7 @@ final class IsalLib {
     static {
         String failure = null;
         try {
+            NativeFiles.prepareJna();
             Native.register(IsalLib.class, load());
         } catch (LinkageError | RuntimeException e) {
             failure = e.toString();

@@ -2,16 +2,19 @@ package dev.sharray.codec;
 
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import dev.sharray.NativeFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 
 /**
  * JNA direct mapping of libsharraycodec (built from src/main/c into the jar's linux-x86-64/ folder).
  * Pointers travel as {@code long}: zero-copy on mapped and direct memory, and no marshalling.
- * {@link NativeLoader} finds the file (extracting it into a content-addressed cache when it is inside a
+ * {@link NativeFiles} finds the file (extracting it into a cache named by its content when it is inside a
  * jar); JNA only opens it by absolute path.
  */
 final class NativeLib {
+    /** JNA's resource prefix for this platform plus the library's file name. */
+    static final String RESOURCE = "linux-x86-64/libsharraycodec.so";
     private static final String FAILURE;
     private static final Path PATH;
 
@@ -22,7 +25,8 @@ final class NativeLib {
             failure = "disabled by -Dsharray.codec.disableNative=true";
         } else {
             try {
-                path = NativeLoader.locate(NativeLib.class.getClassLoader());
+                NativeFiles.prepareJna();
+                path = NativeFiles.locate(NativeLib.class.getClassLoader(), RESOURCE);
                 Native.register(NativeLib.class, NativeLibrary.getInstance(path.toString()));
             } catch (IOException | LinkageError | RuntimeException e) {
                 failure = e.toString();

@@ -2,7 +2,6 @@ package dev.sharray.codec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,11 +11,9 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,10 +28,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The native library inside a jar: extracted once per content into a hash-named cache folder, safely
- * with many JVMs starting at once (temp name + atomic rename, no locks), and a bad cached copy replaced.
+ * The codec's library inside a jar: many JVMs starting at once each load a complete library, extracted
+ * into the cache (temp name + atomic rename, no locks) with JNA's own library beside it, and a truncated
+ * cached copy is replaced the same way. The cache's other cases are in shared-array's {@code NativeFilesTest}.
  */
-class NativeLoaderTest {
+class NativeLibExtractionTest {
     private static final String KNOWN_PARITY = "[[12, 13], [10, 11], [14, 15], [90, 91], [94, 95]]";
 
     @TempDir
@@ -42,7 +40,6 @@ class NativeLoaderTest {
 
     private static byte[] library;
     private static Path jar;
-    private static String folderName;
 
     /**
      * Child side: prints READY, waits for a line on stdin (so all children race for the extraction at
@@ -64,45 +61,54 @@ class NativeLoaderTest {
     static void buildJar() throws IOException {
         Path built = NativeLib.path();
         assertNotNull(built, "the library must load in this JVM: " + NativeLib.failure());
-        assertTrue(built.endsWith(Path.of("classes", NativeLoader.RESOURCE)),
+        assertTrue(built.endsWith(Path.of("classes", NativeLib.RESOURCE)),
             "from target/classes the library is used in place: " + built);
         library = Files.readAllBytes(built);
         jar = tmp.resolve("codec-native.jar");
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
             out.putNextEntry(new JarEntry("linux-x86-64/"));
             out.closeEntry();
-            out.putNextEntry(new JarEntry(NativeLoader.RESOURCE));
+            out.putNextEntry(new JarEntry(NativeLib.RESOURCE));
             out.write(library);
             out.closeEntry();
         }
-        folderName = NativeLoader.folderName(library);
     }
 
     @Test
     void manyJvmsExtractOnceAndAllLoad() throws Exception {
         Path cache = Files.createDirectory(tmp.resolve("cache-race"));
-        Path target = cache.resolve(folderName).resolve(NativeLoader.LIBRARY_FILE);
-        race(cache, 6, target);
-        assertEquals(List.of(target), filesUnder(cache), "one cached library, no temp leftovers");
+        Path target = race(cache, 6);
+        assertEquals(cache, target.getParent().getParent());
+        assertTrue(target.getParent().getFileName().toString().startsWith("sharray-native-"), target.toString());
+        assertEquals("libsharraycodec.so", target.getFileName().toString());
+        List<Path> files = filesUnder(cache);
+        assertEquals(2, files.size(), "one cached codec library and JNA's, no temp leftovers: " + files);
+        assertTrue(files.contains(target), files.toString());
+        assertTrue(files.stream().anyMatch(p -> p.getFileName().toString().equals("libjnidispatch.so")), files.toString());
         assertArrayEquals(library, Files.readAllBytes(target));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(target.getParent())));
         assertEquals("rwxr-xr-x", PosixFilePermissions.toString(Files.getPosixFilePermissions(target)));
 
         // a truncated cached copy (wrong size) is replaced, again by several JVMs at once
         Files.write(target, Arrays.copyOf(library, library.length / 2));
-        race(cache, 3, target);
-        assertEquals(List.of(target), filesUnder(cache));
+        assertEquals(target, race(cache, 3));
+        assertEquals(files, filesUnder(cache));
         assertArrayEquals(library, Files.readAllBytes(target));
     }
 
-    /** Starts {@code n} child JVMs with the jar ahead of target/classes, releases them together, checks each. */
-    private static void race(Path cache, int n, Path expected) throws Exception {
+    /**
+     * Starts {@code n} child JVMs with the jar ahead of target/classes, releases them together, checks that
+     * each computed the known answer from the same library file.
+     *
+     * @return that file
+     */
+    private static Path race(Path cache, int n) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JvmFlags.forCurrentJvm());
         cmd.addAll(List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
             "-Dsharray.nativeCache=" + cache, "-cp", jar + File.pathSeparator + System.getProperty("java.class.path"),
-            NativeLoaderTest.class.getName()));
+            NativeLibExtractionTest.class.getName()));
         List<Process> children = new ArrayList<>();
         try {
             for (int i = 0; i < n; i++) {
@@ -119,57 +125,20 @@ class NativeLoaderTest {
                 in.write('\n');
                 in.flush();
             }
+            Path loaded = null;
             for (int i = 0; i < n; i++) {
-                assertEquals("OK " + expected + " " + KNOWN_PARITY, outs.get(i).readLine(), "child " + i);
+                String[] answer = outs.get(i).readLine().split(" ", 3);
+                assertEquals("OK", answer[0], "child " + i);
+                assertEquals(KNOWN_PARITY, answer[2], "child " + i);
+                assertEquals(loaded == null ? answer[1] : loaded.toString(), answer[1], "child " + i + " loaded another file");
+                loaded = Path.of(answer[1]);
                 assertTrue(children.get(i).waitFor(30, TimeUnit.SECONDS));
                 assertEquals(0, children.get(i).exitValue());
             }
+            return loaded;
         } finally {
             children.forEach(Process::destroyForcibly);
         }
-    }
-
-    @Test
-    void corruptCachedCopiesAreReplacedAndGoodOnesReused() throws IOException {
-        Path cache = tmp.resolve("cache-corrupt");
-        Path target = cache.resolve(folderName).resolve(NativeLoader.LIBRARY_FILE);
-        URL url = jarUrl();
-
-        Files.createDirectories(target.getParent());
-        Files.write(target, new byte[] {1, 2, 3}); // wrong size
-        assertEquals(target, NativeLoader.locate(url, List.of(cache)));
-        assertArrayEquals(library, Files.readAllBytes(target));
-
-        byte[] sameSize = library.clone();
-        sameSize[sameSize.length / 2] ^= 0x5A; // right size, wrong bytes: the byte comparison catches it
-        Files.write(target, sameSize);
-        assertEquals(target, NativeLoader.locate(url, List.of(cache)));
-        assertArrayEquals(library, Files.readAllBytes(target));
-
-        Object inode = Files.readAttributes(target, "unix:ino").get("ino");
-        Path stale = target.resolveSibling(".libsharraycodec.so.1.dead.tmp");
-        Files.write(stale, new byte[10]);
-        Files.setLastModifiedTime(stale, FileTime.fromMillis(System.currentTimeMillis() - 3_600_000));
-        assertEquals(target, NativeLoader.locate(url, List.of(cache)));
-        assertEquals(inode, Files.readAttributes(target, "unix:ino").get("ino"), "a good copy is reused, not rewritten");
-
-        Files.write(target, new byte[0]);
-        NativeLoader.locate(url, List.of(cache));
-        assertFalse(Files.exists(stale), "temp files left by crashed extractions long ago are removed");
-        assertEquals(List.of(target), filesUnder(cache));
-    }
-
-    @Test
-    void anUnusableRootFallsBackToTheNext() throws IOException {
-        Path notAFolder = Files.write(tmp.resolve("plain-file"), new byte[1]);
-        Path second = tmp.resolve("cache-second");
-        Path got = NativeLoader.locate(jarUrl(), List.of(notAFolder, second));
-        assertEquals(second.resolve(folderName).resolve(NativeLoader.LIBRARY_FILE), got);
-        assertArrayEquals(library, Files.readAllBytes(got));
-    }
-
-    private static URL jarUrl() throws IOException {
-        return new URL("jar:" + jar.toUri() + "!/" + NativeLoader.RESOURCE);
     }
 
     private static List<Path> filesUnder(Path root) throws IOException {

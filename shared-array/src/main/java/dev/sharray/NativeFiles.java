@@ -1,4 +1,4 @@
-package dev.sharray.codec;
+package dev.sharray;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,27 +29,30 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32C;
 
 /**
- * Finds the codec's shared library on the classpath and returns a file path {@code dlopen} can map.
+ * Native libraries shipped inside jars, as files {@code dlopen} can map: the codec's library and JNA's own
+ * {@code libjnidispatch.so}.
  *
  * <p>A library in a plain folder (such as {@code target/classes}) is used where it is. A library inside a
  * jar is extracted once per content, safely with any number of processes starting at once and without
  * locks: the cache folder is named by the library's length and CRC-32C
- * ({@code <cacheRoot>/sharray-native-<16 hex>/libsharraycodec.so}); a process that finds the file there
- * with exactly the resource's bytes uses it; otherwise it writes the bytes to a unique temporary name in
- * that folder, fsyncs, and renames it atomically onto the final name. Concurrent winners write the same
- * bytes, and a rename never changes a file another process has already mapped, so every process maps a
- * complete, correct library. A cached file with other bytes (truncated, tampered, or another build whose
- * name clashed) is replaced the same way. No cryptographic hash: the byte comparison is exact, and a
- * JVM's first {@code MessageDigest} costs ~15 ms of provider set-up that every worker would pay.
+ * ({@code <cacheRoot>/sharray-native-<16 hex>/<file name>}); a process that finds the file there with
+ * exactly the resource's bytes uses it; otherwise it writes the bytes to a unique temporary name in that
+ * folder, fsyncs, and renames it atomically onto the final name. Concurrent winners write the same bytes,
+ * and a rename never changes a file another process has already mapped, so every process maps a complete,
+ * correct library. A cached file with other bytes (truncated, tampered, or another build whose name
+ * clashed) is replaced the same way. No cryptographic hash: the byte comparison is exact, and a JVM's first
+ * {@code MessageDigest} costs ~15 ms of provider set-up that every worker would pay.
  *
  * <p>Cache root: {@code -Dsharray.nativeCache}, else {@code $XDG_CACHE_HOME/sharray}, else
  * {@code ~/.cache/sharray}; when that cannot be written, {@code java.io.tmpdir/sharray-<user>-native}
  * (created 0700 and refused unless owned by this user and closed to others).
+ *
+ * <p>For sharray's modules; not a general-purpose API.
  */
-final class NativeLoader {
-    /** JNA's resource prefix for this platform plus the library's file name. */
-    static final String RESOURCE = "linux-x86-64/libsharraycodec.so";
-    static final String LIBRARY_FILE = "libsharraycodec.so";
+public final class NativeFiles {
+    /** JNA's own library inside its jar, on the one platform sharray builds native code for. */
+    static final String JNA_DISPATCH = "com/sun/jna/linux-x86-64/libjnidispatch.so";
+    private static final String JNA_BOOT_PATH = "jna.boot.library.path";
     private static final String FOLDER_PREFIX = "sharray-native-";
     private static final String TEMP_SUFFIX = ".tmp";
     /** Temporary files older than this were left by a crashed process and are deleted. */
@@ -57,32 +60,55 @@ final class NativeLoader {
     private static final Set<PosixFilePermission> DIR_MODE = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
 
-    private NativeLoader() {
+    private NativeFiles() {
     }
 
     /**
-     * Locates the library resource with {@code loader} and returns a loadable file.
+     * Locates a library resource with {@code loader} and returns a loadable file.
      *
-     * @param loader the class loader to search
-     * @return an absolute path to the library file
+     * @param loader   the class loader to search, {@code null} for the system class loader
+     * @param resource the resource name, such as {@code linux-x86-64/libsharraycodec.so}
+     * @return an absolute path to the library file, named as the resource
      * @throws IOException when the resource is missing or cannot be extracted anywhere
      */
-    static Path locate(ClassLoader loader) throws IOException {
+    public static Path locate(ClassLoader loader, String resource) throws IOException {
         ClassLoader l = loader == null ? ClassLoader.getSystemClassLoader() : loader;
-        URL url = l.getResource(RESOURCE);
+        URL url = l.getResource(resource);
         if (url == null) {
-            throw new IOException(RESOURCE + " is not on the classpath");
+            throw new IOException(resource + " is not on the classpath");
         }
         // read through the loader: it reads from the jar it already has open, where a URL connection would
         // open the jar again and read its whole central directory
-        return locate(url, () -> {
-            try (InputStream in = l.getResourceAsStream(RESOURCE)) {
+        return locate(url, fileName(resource), () -> {
+            try (InputStream in = l.getResourceAsStream(resource)) {
                 if (in == null) {
-                    throw new IOException(RESOURCE + " is not on the classpath");
+                    throw new IOException(resource + " is not on the classpath");
                 }
                 return in.readAllBytes();
             }
         }, cacheRoots());
+    }
+
+    /**
+     * Lets JNA load its own library from this cache instead of extracting it to a new temporary file in
+     * every JVM (~13 ms, with a {@code SecureRandom} for the name): sets {@code jna.boot.library.path} to
+     * the cached copy's folder. Call before JNA's first use; does nothing when the property is set already,
+     * or when the library cannot be found or cached (JNA then extracts it as usual). Never throws.
+     */
+    public static synchronized void prepareJna() {
+        if (System.getProperty(JNA_BOOT_PATH) != null || !"amd64".equals(System.getProperty("os.arch"))
+            || !System.getProperty("os.name", "").startsWith("Linux")) {
+            return;
+        }
+        try {
+            // the loader of JNA's classes, so the library matches their version (a class literal does not initialise)
+            Path library = locate(com.sun.jna.Native.class.getClassLoader(), JNA_DISPATCH);
+            if (library.getFileName().toString().equals("libjnidispatch.so")) {
+                System.setProperty(JNA_BOOT_PATH, library.getParent().toString());
+            }
+        } catch (IOException | RuntimeException | LinkageError e) {
+            // JNA extracts its library itself
+        }
     }
 
     /**
@@ -94,7 +120,11 @@ final class NativeLoader {
      * @return an absolute path to the library file
      */
     static Path locate(URL url, List<Path> roots) throws IOException {
-        return locate(url, () -> read(url), roots);
+        return locate(url, fileName(url.getPath()), () -> read(url), roots);
+    }
+
+    private static String fileName(String resource) {
+        return resource.substring(resource.lastIndexOf('/') + 1);
     }
 
     /** The bytes of the library resource. */
@@ -103,7 +133,7 @@ final class NativeLoader {
         byte[] read() throws IOException;
     }
 
-    private static Path locate(URL url, Resource resource, List<Path> roots) throws IOException {
+    private static Path locate(URL url, String fileName, Resource resource, List<Path> roots) throws IOException {
         if ("file".equals(url.getProtocol())) {
             try {
                 Path p = Path.of(url.toURI());
@@ -118,7 +148,7 @@ final class NativeLoader {
         IOException failure = null;
         for (Path root : roots) {
             try {
-                return extract(bytes, root);
+                return extract(bytes, fileName, root);
             } catch (IOException | UnsupportedOperationException | SecurityException e) {
                 IOException io = new IOException("cannot extract the native library under " + root + ": " + e, e);
                 if (failure == null) {
@@ -128,18 +158,18 @@ final class NativeLoader {
                 }
             }
         }
-        throw failure != null ? failure : new IOException("no cache folder to extract " + RESOURCE + " into");
+        throw failure != null ? failure : new IOException("no cache folder to extract " + fileName + " into");
     }
 
     /**
-     * Puts the library bytes at {@code <root>/<folderName(bytes)>/libsharraycodec.so} unless a correct copy
-     * is already there.
+     * Puts the library bytes at {@code <root>/<folderName(bytes)>/<fileName>} unless a correct copy is
+     * already there.
      *
      * @return the absolute path of the cached library
      */
-    static Path extract(byte[] bytes, Path root) throws IOException {
+    static Path extract(byte[] bytes, String fileName, Path root) throws IOException {
         Path folder = root.resolve(folderName(bytes)).toAbsolutePath();
-        Path target = folder.resolve(LIBRARY_FILE);
+        Path target = folder.resolve(fileName);
         if (root.toAbsolutePath().equals(sharedTempRoot())) {
             checkPrivate(root.toAbsolutePath());
         }
@@ -147,8 +177,8 @@ final class NativeLoader {
             return target;
         }
         createPrivateFolders(folder);
-        deleteStaleTemps(folder);
-        Path temp = folder.resolve("." + LIBRARY_FILE + "." + ProcessHandle.current().pid() + "."
+        deleteStaleTemps(folder, fileName);
+        Path temp = folder.resolve("." + fileName + "." + ProcessHandle.current().pid() + "."
             + Long.toHexString(ThreadLocalRandom.current().nextLong()) + TEMP_SUFFIX);
         try {
             try (FileChannel ch = FileChannel.open(temp, EnumSet.of(StandardOpenOption.CREATE_NEW,
@@ -222,9 +252,9 @@ final class NativeLoader {
     }
 
     /** Removes temporary files that crashed extractions left behind long ago. */
-    private static void deleteStaleTemps(Path folder) {
+    private static void deleteStaleTemps(Path folder, String fileName) {
         long cutoff = System.currentTimeMillis() - STALE_TEMP_MILLIS;
-        try (DirectoryStream<Path> temps = Files.newDirectoryStream(folder, "." + LIBRARY_FILE + ".*" + TEMP_SUFFIX)) {
+        try (DirectoryStream<Path> temps = Files.newDirectoryStream(folder, "." + fileName + ".*" + TEMP_SUFFIX)) {
             for (Path t : temps) {
                 try {
                     FileTime modified = Files.getLastModifiedTime(t, LinkOption.NOFOLLOW_LINKS);

@@ -1,0 +1,138 @@
+package dev.sharray;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.List;
+import java.util.Random;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Native libraries inside jars: extracted once per content into a cache folder named by it, a bad cached
+ * copy replaced, an unusable cache root skipped; and JNA loading its own library from that cache. The
+ * race of many JVMs extracting at once is in native-codec's {@code NativeLibExtractionTest}.
+ */
+class NativeFilesTest {
+    private static final String RESOURCE = "lib/libdemo.so";
+
+    @TempDir
+    static Path tmp;
+
+    private static byte[] library;
+    private static Path jar;
+
+    @BeforeAll
+    static void buildJar() throws IOException {
+        library = new byte[70_001];
+        new Random(7).nextBytes(library);
+        jar = tmp.resolve("demo-native.jar");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            out.putNextEntry(new JarEntry(RESOURCE));
+            out.write(library);
+            out.closeEntry();
+        }
+    }
+
+    @Test
+    void corruptCachedCopiesAreReplacedAndGoodOnesReused() throws IOException {
+        Path cache = tmp.resolve("cache-corrupt");
+        Path target = cache.resolve(NativeFiles.folderName(library)).resolve("libdemo.so");
+        URL url = jarUrl();
+
+        Files.createDirectories(target.getParent());
+        Files.write(target, new byte[] {1, 2, 3}); // wrong size
+        assertEquals(target, NativeFiles.locate(url, List.of(cache)));
+        assertArrayEquals(library, Files.readAllBytes(target));
+
+        byte[] sameSize = library.clone();
+        sameSize[sameSize.length / 2] ^= 0x5A; // right size, wrong bytes: the byte comparison catches it
+        Files.write(target, sameSize);
+        assertEquals(target, NativeFiles.locate(url, List.of(cache)));
+        assertArrayEquals(library, Files.readAllBytes(target));
+
+        Object inode = Files.readAttributes(target, "unix:ino").get("ino");
+        Path stale = target.resolveSibling(".libdemo.so.1.dead.tmp");
+        Files.write(stale, new byte[10]);
+        Files.setLastModifiedTime(stale, FileTime.fromMillis(System.currentTimeMillis() - 3_600_000));
+        assertEquals(target, NativeFiles.locate(url, List.of(cache)));
+        assertEquals(inode, Files.readAttributes(target, "unix:ino").get("ino"), "a good copy is reused, not rewritten");
+
+        Files.write(target, new byte[0]);
+        NativeFiles.locate(url, List.of(cache));
+        assertFalse(Files.exists(stale), "temp files left by crashed extractions long ago are removed");
+        assertEquals(List.of(target), filesUnder(cache));
+    }
+
+    @Test
+    void anotherBuildGetsAnotherFolder() throws IOException {
+        byte[] other = library.clone();
+        other[0] ^= 1;
+        assertFalse(NativeFiles.folderName(other).equals(NativeFiles.folderName(library)));
+        assertFalse(NativeFiles.folderName(java.util.Arrays.copyOf(library, library.length - 1))
+            .equals(NativeFiles.folderName(library)));
+    }
+
+    @Test
+    void anUnusableRootFallsBackToTheNext() throws IOException {
+        Path notAFolder = Files.write(tmp.resolve("plain-file"), new byte[1]);
+        Path second = tmp.resolve("cache-second");
+        Path got = NativeFiles.locate(jarUrl(), List.of(notAFolder, second));
+        assertEquals(second.resolve(NativeFiles.folderName(library)).resolve("libdemo.so"), got);
+        assertArrayEquals(library, Files.readAllBytes(got));
+    }
+
+    @Test
+    void jnaLoadsItsOwnLibraryFromTheCache() throws IOException {
+        Path cache = tmp.resolve("cache-jna");
+        byte[] dispatch;
+        try (InputStream in = com.sun.jna.Native.class.getClassLoader().getResourceAsStream(NativeFiles.JNA_DISPATCH)) {
+            dispatch = in.readAllBytes();
+        }
+        Path expected = cache.resolve(NativeFiles.folderName(dispatch)).resolve("libjnidispatch.so").toAbsolutePath();
+        for (int run = 0; run < 2; run++) { // the first JVM extracts, the second reuses
+            try (ChildJvm child = ChildJvm.start(JnaChild.class, List.of("-Dsharray.nativeCache=" + cache))) {
+                assertEquals("libc bound: true", child.readLine());
+                assertEquals("boot path: " + expected.getParent(), child.readLine());
+                assertEquals("mapped: " + expected, child.readLine());
+            }
+            assertEquals(List.of(expected), filesUnder(cache));
+            assertArrayEquals(dispatch, Files.readAllBytes(expected));
+        }
+    }
+
+    /** Child side: binds libc through {@link Posix} (JNA's first use), then reports which libjnidispatch it mapped. */
+    public static final class JnaChild {
+        public static void main(String[] args) throws IOException {
+            System.out.println("libc bound: " + Posix.available());
+            System.out.println("boot path: " + System.getProperty("jna.boot.library.path"));
+            try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
+                System.out.println("mapped: " + maps.filter(l -> l.endsWith("libjnidispatch.so"))
+                    .map(l -> l.substring(l.indexOf('/'))).findFirst().orElse("none"));
+            }
+        }
+    }
+
+    private static URL jarUrl() throws IOException {
+        return new URL("jar:" + jar.toUri() + "!/" + RESOURCE);
+    }
+
+    private static List<Path> filesUnder(Path root) throws IOException {
+        try (Stream<Path> s = Files.walk(root)) {
+            return s.filter(Files::isRegularFile).sorted().collect(Collectors.toList());
+        }
+    }
+}
