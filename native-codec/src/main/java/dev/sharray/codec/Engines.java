@@ -6,7 +6,6 @@ import org.slf4j.LoggerFactory;
 
 /** Turns a requested backend (and optional SIMD cap) into a working engine. */
 final class Engines {
-    private static final Logger LOG = LoggerFactory.getLogger(ErasureCodec.class);
     private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
 
     private Engines() {
@@ -36,7 +35,7 @@ final class Engines {
                         + " unavailable: " + NativeLib.failure());
                 }
                 if (FALLBACK_LOGGED.compareAndSet(false, true)) {
-                    LOG.warn("sharray codec: native library unavailable ({}); using the Java Vector API backend",
+                    Fallback.LOG.warn("sharray codec: native library unavailable ({}); using the Java Vector API backend",
                         NativeLib.failure());
                 }
                 return vectorEngine();
@@ -61,5 +60,10 @@ final class Engines {
         } catch (NoClassDefFoundError e) {
             throw new IllegalStateException("the JAVA backend needs --add-modules=jdk.incubator.vector", e);
         }
+    }
+
+    /** Created only when the fallback is logged: SLF4J's start-up costs ~10-15 ms a coding JVM need not pay. */
+    private static final class Fallback {
+        static final Logger LOG = LoggerFactory.getLogger(ErasureCodec.class);
     }
 }
