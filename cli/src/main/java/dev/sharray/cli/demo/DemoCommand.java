@@ -51,7 +51,7 @@ public final class DemoCommand implements Callable<Integer> {
         long copy = 0;
         for (DemoStep s : steps) {
             t.row(s.name(), s.bytes() == 0 ? "-" : Sizes.format(s.bytes()), String.format(Locale.ROOT, "%.3f s", s.seconds()),
-                Sizes.rate(s.bytes(), s.seconds()), s.copyHandoff() < 0 ? "-" : Sizes.format(s.copyHandoff()));
+                s.rated() ? Sizes.rate(s.bytes(), s.seconds()) : "-", s.copyHandoff() < 0 ? "-" : Sizes.format(s.copyHandoff()));
             total += s.seconds();
             copy += Math.max(0, s.copyHandoff());
         }

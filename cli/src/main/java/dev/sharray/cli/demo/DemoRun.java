@@ -79,7 +79,7 @@ final class DemoRun {
             t = System.nanoTime();
             parity.release();
             data.release();
-            steps.add(new DemoStep("release", dataBytes + parityBytes, secs(t), -1));
+            steps.add(new DemoStep("release", dataBytes + parityBytes, secs(t), -1, false));
         }
         requireGone(dataPath, parityPath);
         return steps;
