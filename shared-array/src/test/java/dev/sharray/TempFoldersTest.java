@@ -1,5 +1,6 @@
 package dev.sharray;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +9,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,6 +23,53 @@ import org.junit.jupiter.api.io.TempDir;
 class TempFoldersTest {
     @TempDir
     Path temp;
+
+    /** The grammar of owner folder names as a regular expression: the reference the hand-written parser must match. */
+    private static final Pattern OWNER_FOLDER = Pattern.compile("(.+)-(\\d+)-t(\\d+)-([0-9a-f]{8})");
+
+    @Test
+    void ownerFolderNamesParseAsTheirGrammarSays() {
+        String real = TempFolders.ownerFolder(temp).getFileName().toString();
+        assertArrayEquals(new long[] {ProcessIdentity.PID, ProcessIdentity.START}, TempFolders.parseOwner(real), real);
+        List<String> edges = List.of("", "-1-t2-abcdef12", "h-1-t2-abcdef12", "h-1-t2-abcdef1", "h-1-t2-abcdef123",
+            "h-1-t2-ABCDEF12", "h-1-t-abcdef12", "h--t2-abcdef12", "h-1-2-abcdef12", "h-1t2-abcdef12",
+            "a-1-t2-3-t4-abcdef12", "h-99999999999999999999-t2-abcdef12", "h-1-t2abcdef12", "h-1-t2--bcdef12",
+            "-h-1-t2-00000000", "h-x1-t2-abcdef12", "h-1-t2x-abcdef12", "--1-t2-abcdef12", "h-+1-t2-abcdef12");
+        for (String name : edges) {
+            assertArrayEquals(byRegex(name), TempFolders.parseOwner(name), name);
+        }
+        Random random = new Random(11);
+        String alphabet = "-t0123456789abcdefxT+";
+        int matched = 0;
+        for (int n = 0; n < 200_000; n++) {
+            StringBuilder b = new StringBuilder();
+            int length = random.nextInt(28);
+            for (int i = 0; i < length; i++) {
+                b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            }
+            if (random.nextBoolean()) { // names close to the grammar, not only noise
+                b.append('-').append(random.nextInt(1000)).append(random.nextBoolean() ? "-t" : "-")
+                    .append(random.nextInt(100)).append('-').append(Integer.toHexString(random.nextInt()));
+            }
+            String name = b.toString();
+            long[] expected = byRegex(name);
+            assertArrayEquals(expected, TempFolders.parseOwner(name), name);
+            matched += expected == null ? 0 : 1;
+        }
+        assertTrue(matched > 10_000, "too few names of the grammar to compare: " + matched);
+    }
+
+    private static long[] byRegex(String name) {
+        Matcher m = OWNER_FOLDER.matcher(name);
+        if (!m.matches()) {
+            return null;
+        }
+        try {
+            return new long[] {Long.parseLong(m.group(2)), Long.parseLong(m.group(3))};
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
 
     @Test
     void aSymbolicLinkInPlaceOfTheUserFolderIsRefused() throws Exception {
