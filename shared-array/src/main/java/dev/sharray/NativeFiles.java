@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -57,7 +56,6 @@ public final class NativeFiles {
     private static final String TEMP_SUFFIX = ".tmp";
     /** Temporary files older than this were left by a crashed process and are deleted. */
     private static final long STALE_TEMP_MILLIS = 10 * 60 * 1000L;
-    private static final Set<PosixFilePermission> DIR_MODE = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
 
     private NativeFiles() {
@@ -96,10 +94,13 @@ public final class NativeFiles {
      * or when the library cannot be found or cached (JNA then extracts it as usual). Never throws.
      */
     public static synchronized void prepareJna() {
-        if (System.getProperty(JNA_BOOT_PATH) != null || !"amd64".equals(System.getProperty("os.arch"))
+        if (preparingJna || System.getProperty(JNA_BOOT_PATH) != null || !"amd64".equals(System.getProperty("os.arch"))
             || !System.getProperty("os.name", "").startsWith("Linux")) {
             return;
         }
+        // the owner check of a shared fallback root may ask libc (Posix) for the uid, whose set-up calls this
+        // again on the same thread: that inner call returns at once, and JNA extracts its library itself
+        preparingJna = true;
         try {
             // the loader of JNA's classes, so the library matches their version (a class literal does not initialise)
             Path library = locate(com.sun.jna.Native.class.getClassLoader(), JNA_DISPATCH);
@@ -108,8 +109,13 @@ public final class NativeFiles {
             }
         } catch (IOException | RuntimeException | LinkageError e) {
             // JNA extracts its library itself
+        } finally {
+            preparingJna = false;
         }
     }
+
+    /** Set while {@link #prepareJna()} runs (guarded by the class lock). */
+    private static boolean preparingJna;
 
     /**
      * Returns a loadable file for the library at {@code url}: the file itself for a {@code file:} URL,
@@ -239,7 +245,7 @@ public final class NativeFiles {
         }
         for (Path p : missing) {
             try {
-                Files.createDirectory(p, PosixFilePermissions.asFileAttribute(DIR_MODE));
+                Files.createDirectory(p, PosixFilePermissions.asFileAttribute(TempFolders.DIR_MODE));
             } catch (FileAlreadyExistsException e) {
                 if (!Files.isDirectory(p)) {
                     throw e; // a concurrent process made the folder: fine; a file in the way: not
@@ -300,24 +306,23 @@ public final class NativeFiles {
         return roots;
     }
 
-    /** {@code java.io.tmpdir/sharray-<user>-native}. */
+    /** {@code java.io.tmpdir/sharray-<user>-native} (the user part named as the arrays' user folder). */
     static Path sharedTempRoot() {
-        String user = System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_");
-        return Path.of(System.getProperty("java.io.tmpdir"), "sharray-" + user + "-native").toAbsolutePath();
+        return Path.of(System.getProperty("java.io.tmpdir"), TempFolders.userFolderName() + "-native").toAbsolutePath();
     }
 
     /**
      * The fallback root lives in a folder every user can write to: it must be ours alone, or another
-     * user could swap the library between our check of its bytes and {@code dlopen}.
+     * user could swap the library between our check of its bytes and {@code dlopen}. The same owner check
+     * as the arrays' user folder (by uid), plus: nobody else may write to it.
      */
     private static void checkPrivate(Path root) throws IOException {
         createPrivateFolders(root);
-        PosixFileAttributes a = Files.readAttributes(root, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        String me = System.getProperty("user.name");
-        if (!a.isDirectory() || !a.owner().getName().equals(me)
-            || a.permissions().contains(PosixFilePermission.GROUP_WRITE)
-            || a.permissions().contains(PosixFilePermission.OTHERS_WRITE)) {
-            throw new IOException(root + " must be a folder (not a link) owned by " + me + " and writable by nobody else");
+        TempFolders.requireOwnDirectory(root);
+        Set<PosixFilePermission> mode = Files.getPosixFilePermissions(root, LinkOption.NOFOLLOW_LINKS);
+        if (mode.contains(PosixFilePermission.GROUP_WRITE) || mode.contains(PosixFilePermission.OTHERS_WRITE)) {
+            throw new IOException(root + " is writable by other users (" + PosixFilePermissions.toString(mode)
+                + "): refusing to load a native library from it");
         }
     }
 

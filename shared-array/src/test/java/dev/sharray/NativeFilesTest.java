@@ -3,6 +3,7 @@ package dev.sharray;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Random;
 import java.util.jar.JarEntry;
@@ -93,6 +95,44 @@ class NativeFilesTest {
         Path got = NativeFiles.locate(jarUrl(), List.of(notAFolder, second));
         assertEquals(second.resolve(NativeFiles.folderName(library)).resolve("libdemo.so"), got);
         assertArrayEquals(library, Files.readAllBytes(got));
+    }
+
+    /**
+     * The fallback root in java.io.tmpdir, a folder every user can write to, is used only when it is this
+     * user's own real folder that nobody else can write to: otherwise another user could swap the library
+     * between the byte check and dlopen.
+     */
+    @Test
+    void aSharedFallbackRootMustBeOurs() throws IOException {
+        assertEquals(0, (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"),
+            "giving a folder to another uid needs root (CI runs as root, as the disk-full tests do)");
+        String tmpdir = System.getProperty("java.io.tmpdir");
+        Path shared = Files.createDirectory(tmp.resolve("shared-tmp"));
+        System.setProperty("java.io.tmpdir", shared.toString());
+        try {
+            Path root = NativeFiles.sharedTempRoot();
+            assertEquals(shared.resolve(TempFolders.userFolderName() + "-native"), root);
+            Path got = NativeFiles.locate(jarUrl(), List.of(root));
+            assertArrayEquals(library, Files.readAllBytes(got));
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(root)));
+
+            Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwxrwx"));
+            IOException open = assertThrows(IOException.class, () -> NativeFiles.locate(jarUrl(), List.of(root)));
+            assertTrue(open.getMessage().contains("writable by other users"), open.getMessage());
+            Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx------"));
+
+            Files.setAttribute(root, "unix:uid", 4321);
+            IOException foreign = assertThrows(IOException.class, () -> NativeFiles.locate(jarUrl(), List.of(root)));
+            assertTrue(foreign.getMessage().contains("belongs to uid 4321"), foreign.getMessage());
+            Files.setAttribute(root, "unix:uid", 0);
+
+            Path moved = Files.move(root, shared.resolve("elsewhere"));
+            Files.createSymbolicLink(root, moved);
+            IOException link = assertThrows(IOException.class, () -> NativeFiles.locate(jarUrl(), List.of(root)));
+            assertTrue(link.getMessage().contains("symbolic link"), link.getMessage());
+        } finally {
+            System.setProperty("java.io.tmpdir", tmpdir);
+        }
     }
 
     @Test
