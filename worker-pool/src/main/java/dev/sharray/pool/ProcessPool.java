@@ -34,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -70,6 +71,8 @@ public final class ProcessPool implements AutoCloseable {
     private static final long HELP_YIELD_NANOS = 200_000;
     private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final long STOP_GRACE_MILLIS = 5_000;
+    /** With results awaited and none for this long (the result idler's spin and yield), the result thread sleeps. */
+    private static final long RESULT_SLEEP_AFTER_NANOS = 150_000;
 
     private final Config config;
     private final Path folder;
@@ -98,6 +101,10 @@ public final class ProcessPool implements AutoCloseable {
     private volatile Worker[] workers = new Worker[0];
     private volatile boolean receiverDeepParked;
     private volatile boolean shutdownNow;
+    /** Where the result doorbell is bound, once the result thread first wants to sleep; see {@link ResultDoorbell}. */
+    private final Path doorbellPath;
+    private volatile ResultDoorbell doorbell;
+    private final AtomicBoolean doorbellRequested = new AtomicBoolean();
     /** Answered tasks found by the current pump, completed after the pump lock is released. */
     private Task doneHead;
 
@@ -107,7 +114,8 @@ public final class ProcessPool implements AutoCloseable {
         this.name = "sharray-pool-" + POOL_SEQ.incrementAndGet();
         try {
             folder = config.tempFolder != null ? SharedArrays.processFolder(config.tempFolder) : SharedArrays.processFolder();
-            launcher = new WorkerLauncher(folder, name, config.heapSize, config.maxBytes, config.retainMappingBytes,
+            doorbellPath = folder.resolve(name + ".bell");
+            launcher = new WorkerLauncher(folder, name, doorbellPath, config.heapSize, config.maxBytes, config.retainMappingBytes,
                 config.jvmOptions,
                 config.reducers.registered().stream().map(r -> r.getClass().getName()).toList());
         } catch (IOException e) {
@@ -417,6 +425,11 @@ public final class ProcessPool implements AutoCloseable {
         return n;
     }
 
+    /** Test hook: whether the result thread has a doorbell to sleep on (see {@link ResultDoorbell}). */
+    boolean resultDoorbellBound() {
+        return doorbell != null;
+    }
+
     /** Test hook: sends pre-encoded (possibly hostile) function and argument bytes as a task. */
     CompletableFuture<Object> submitEncoded(FunctionCodec.Encoded fn, byte[] arg) {
         final Task t = new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this), fn, arg, null, new Task.Batch(1, null));
@@ -589,7 +602,14 @@ public final class ProcessPool implements AutoCloseable {
         long idleSince = System.nanoTime();
         while (state.get() != CLOSED) {
             if (inFlight.get() > 0 && spinningWaiters.get() == 0) {
-                idler.idle(tryPump());
+                final int work = tryPump();
+                if (work == 0 && idler.idleNanos() > RESULT_SLEEP_AFTER_NANOS && doorbellReady()) {
+                    if (sleepUntilRung() > 0) {
+                        idler.reset();
+                    }
+                } else {
+                    idler.idle(work);
+                }
                 idleSince = System.nanoTime();
             } else if (inFlight.get() == 0 && System.nanoTime() - idleSince > 10_000_000L) {
                 receiverDeepParked = true;
@@ -603,6 +623,78 @@ public final class ProcessPool implements AutoCloseable {
                 LockSupport.parkNanos(this, 200_000);
             }
         }
+    }
+
+    /** @return whether the result doorbell is bound; the first call has it bound, off this thread */
+    private boolean doorbellReady() {
+        if (doorbell != null) {
+            return true;
+        }
+        if (doorbellRequested.compareAndSet(false, true)) {
+            try {
+                supervisor.execute(this::openDoorbell);
+            } catch (RejectedExecutionException closing) {
+                // the pool is stopping
+            }
+        }
+        return false;
+    }
+
+    /** Binds the result doorbell (supervisor thread: the socket classes load off the result thread). */
+    private void openDoorbell() {
+        try {
+            doorbell = ResultDoorbell.open(doorbellPath);
+        } catch (IOException | RuntimeException e) {
+            // e.g. a temp folder path past the socket path limit: the result thread keeps polling
+            config.err.println("[" + name + "] no result doorbell at " + doorbellPath + " (" + e
+                + "): results of long tasks are polled for");
+        }
+    }
+
+    /**
+     * The result thread sleeps on the doorbell until a worker answers (see {@link RingFile}), at most
+     * {@code resultSleepNanos} and never past a task's deadline: it raises every worker's flag, looks at
+     * the rings one last time, and sleeps if they were empty.
+     *
+     * @return the results found by the last look (0 when it slept)
+     */
+    private int sleepUntilRung() {
+        if (!pumpLock.tryLock()) {
+            return 0; // another thread is polling right now
+        }
+        final int work;
+        final Task done;
+        long sleepNanos = config.resultSleepNanos;
+        try {
+            // under the pump lock: these workers' rings stay mapped
+            final long now = System.nanoTime();
+            for (Worker w : workers) {
+                w.rings.markParentSleeping();
+                final Task t = w.inFlight.get();
+                if (t != null && t.deadline != 0) {
+                    sleepNanos = Math.max(0, Math.min(sleepNanos, t.deadline - now));
+                }
+            }
+            work = pumpLocked();
+            done = takeDone();
+        } finally {
+            pumpLock.unlock();
+        }
+        if (done != null) {
+            finishAll(done);
+        }
+        final ResultDoorbell bell = doorbell;
+        if (work == 0 && sleepNanos > 0 && inFlight.get() > 0 && spinningWaiters.get() == 0 && state.get() != CLOSED) {
+            try {
+                bell.await(sleepNanos);
+            } catch (IOException | RuntimeException e) {
+                config.err.println("[" + name + "] the result doorbell failed (" + e + "): results of long tasks are"
+                    + " polled for");
+                doorbell = null; // not bound again: doorbellRequested stays set
+                bell.close();
+            }
+        }
+        return work;
     }
 
     /** Polls every worker's result ring once if no other thread is; completes what arrived. */
@@ -855,6 +947,11 @@ public final class ProcessPool implements AutoCloseable {
             } finally {
                 pumpLock.unlock();
             }
+            // a result thread asleep on the doorbell raised the flags of the workers it knew: it must raise this one's
+            final ResultDoorbell bell = doorbell;
+            if (bell != null) {
+                bell.wakeup();
+            }
             watchExit(w);
             dispatch();
             return;
@@ -963,12 +1060,19 @@ public final class ProcessPool implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             LockSupport.unpark(receiver);
+            final ResultDoorbell bell = doorbell;
+            if (bell != null) {
+                bell.wakeup();
+            }
             if (receiver.isAlive()) {
                 try {
                     receiver.join(STOP_GRACE_MILLIS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
+            }
+            if (bell != null) {
+                bell.close(); // the supervisor, which binds it, has ended: nobody sets it again
             }
             final Worker[] all = workers;
             for (Worker w : all) {
@@ -1081,6 +1185,7 @@ public final class ProcessPool implements AutoCloseable {
         Duration taskTimeout;
         Path tempFolder;
         int ringCapacity;
+        long resultSleepNanos;
         PrintStream out;
         PrintStream err;
     }
@@ -1097,6 +1202,7 @@ public final class ProcessPool implements AutoCloseable {
         private Duration taskTimeout;
         private Path tempFolder;
         private int ringCapacity = 1 << 20;
+        private long resultSleepNanos = TimeUnit.MILLISECONDS.toNanos(5);
 
         private Builder() {
         }
@@ -1229,6 +1335,15 @@ public final class ProcessPool implements AutoCloseable {
          * @param bytes capacity of each ring buffer, a power of two (default 1 MiB); larger messages are fragmented
          * @return this builder
          */
+        /**
+         * Test hook: the longest sleep of the result thread on its doorbell; a result that does not ring is
+         * seen after this long (default 5 ms).
+         */
+        Builder resultSleep(Duration sleep) {
+            this.resultSleepNanos = sleep.toNanos();
+            return this;
+        }
+
         Builder ringCapacity(int bytes) {
             this.ringCapacity = bytes;
             return this;
@@ -1252,6 +1367,7 @@ public final class ProcessPool implements AutoCloseable {
             c.taskTimeout = taskTimeout;
             c.tempFolder = tempFolder;
             c.ringCapacity = ringCapacity;
+            c.resultSleepNanos = resultSleepNanos;
             c.out = System.out;
             c.err = System.err;
             final ProcessPool pool = new ProcessPool(c);

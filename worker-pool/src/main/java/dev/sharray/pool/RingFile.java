@@ -21,22 +21,27 @@ import java.nio.file.attribute.PosixFilePermissions;
  * file, the worker maps it by path, and the parent unlinks it once the worker has said hello, so the
  * file never outlives the pair even if both are killed.
  *
- * <p>Layout: a 64-byte header (magic, version, capacity, the worker's sleeping flag), then each ring's
- * data and trailer.
+ * <p>Layout: a 64-byte header (magic, version, capacity, the worker's and the parent's sleeping flags),
+ * then each ring's data and trailer.
  *
  * <p>An idle worker sleeps instead of polling: it raises the sleeping flag, looks at its ring one last
  * time and parks; the parent, after writing to the ring, takes the flag down and rings a doorbell (a byte on
  * the worker's stdin) when it was up. The flag store and the ring check on one side, the ring write and
  * the flag check on the other, are each separated by a full fence, so one of the two always sees the other.
+ *
+ * <p>The parent's result thread sleeps the same way while a long task runs: it raises the parent's flag, looks
+ * at the result ring one last time and waits on its {@link ResultDoorbell}; a worker, after writing to the
+ * result ring, takes that flag down and rings the doorbell when it was up.
  */
 final class RingFile implements AutoCloseable {
     private static final int MAGIC = 0x53485250; // "SHRP"
-    private static final int VERSION = 2;
+    private static final int VERSION = 3;
     private static final int HEADER = 64;
     private static final int MAGIC_OFFSET = 0;
     private static final int VERSION_OFFSET = 4;
     private static final int CAPACITY_OFFSET = 8;
     private static final int SLEEPING_OFFSET = 16;
+    private static final int PARENT_SLEEPING_OFFSET = 20;
 
     private final Path path;
     private final MappedByteBuffer mapping;
@@ -143,6 +148,25 @@ final class RingFile implements AutoCloseable {
     boolean takeSleeping() {
         VarHandle.fullFence(); // the ring write (a release store) must not move after this load
         return header.getIntVolatile(SLEEPING_OFFSET) != 0 && header.compareAndSetInt(SLEEPING_OFFSET, 1, 0);
+    }
+
+    /**
+     * Parent side: raises the parent's sleeping flag before its last look at the result ring (the volatile
+     * store is a full fence). The parent leaves it up when it wakes: a worker that then finds it up rings once
+     * for nothing and takes it down.
+     */
+    void markParentSleeping() {
+        header.putIntVolatile(PARENT_SLEEPING_OFFSET, 1);
+    }
+
+    /**
+     * Worker side, after writing to the result ring: takes the parent's sleeping flag down if it is up.
+     *
+     * @return whether the parent sleeps (or is about to): the caller must ring the parent's doorbell
+     */
+    boolean takeParentSleeping() {
+        VarHandle.fullFence(); // the ring write (a release store) must not move after this load
+        return header.getIntVolatile(PARENT_SLEEPING_OFFSET) != 0 && header.compareAndSetInt(PARENT_SLEEPING_OFFSET, 1, 0);
     }
 
     /** @return whether the worker's sleeping flag is up (for tests) */

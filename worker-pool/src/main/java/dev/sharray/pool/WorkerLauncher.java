@@ -14,7 +14,7 @@ import java.util.List;
 /**
  * Starts worker JVMs: the running JDK's {@code java}, the parent's classpath and the project's JVM
  * flags in one {@code @argfile} (no command-line length limit, no classpath in {@code ps}), then
- * {@link WorkerMain} with the ring file, worker id and parent pid.
+ * {@link WorkerMain} with the ring file, the parent's result doorbell, worker id and parent pid.
  */
 final class WorkerLauncher {
     private final Path folder;
@@ -23,12 +23,14 @@ final class WorkerLauncher {
     private final String java;
     /** AppCDS for the workers, or {@code null} when off. */
     private final ClassDataArchive cds;
+    private final Path doorbell;
 
     /**
      * Prepares the argument file content.
      *
      * @param folder           where per-launch argument files go (0600, deleted once the worker is up)
      * @param prefix           file name prefix
+     * @param doorbell         the parent's result doorbell socket (see {@link ResultDoorbell}); it may not exist yet
      * @param heapSize         {@code -Xmx} value, or {@code null} for the JVM default
      * @param maxBytes         heap arrays in results above this size are shared
      * @param retainBytes      bytes of unreferenced mappings a worker keeps between tasks
@@ -36,10 +38,11 @@ final class WorkerLauncher {
      * @param reducerClasses   user reducer classes the workers must instantiate
      * @throws IOException when the file cannot be written
      */
-    WorkerLauncher(Path folder, String prefix, String heapSize, long maxBytes, long retainBytes, List<String> jvmOptions, List<String> reducerClasses)
+    WorkerLauncher(Path folder, String prefix, Path doorbell, String heapSize, long maxBytes, long retainBytes, List<String> jvmOptions, List<String> reducerClasses)
         throws IOException {
         this.folder = folder;
         this.prefix = prefix;
+        this.doorbell = doorbell;
         this.java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
         final String classpath = System.getProperty("java.class.path");
         if (classpath == null || classpath.isEmpty()) {
@@ -97,6 +100,7 @@ final class WorkerLauncher {
         command.add("@" + argFile);
         command.add(WorkerMain.class.getName());
         command.add(ringFile.toString());
+        command.add(doorbell.toString());
         command.add(Integer.toString(workerId));
         command.add(Long.toString(ProcessHandle.current().pid()));
         final ProcessBuilder pb = new ProcessBuilder(command);

@@ -34,6 +34,12 @@ final class WorkerLoop {
     private final FunctionCache<Object> mapFunctions = new FunctionCache<>();
     private final Frames.Sink sink = this::onMessage;
     private final TaskArrays arrays;
+    private final DoorbellRinger parentDoorbell;
+    /** While a result waits for room in the ring: a sleeping parent would never make any. */
+    private final java.util.function.BooleanSupplier keepWriting = () -> {
+        wakeParentIfSleeping();
+        return true;
+    };
 
     private boolean stopped;
     private boolean taskReady;
@@ -51,8 +57,9 @@ final class WorkerLoop {
     /** A Java serialization stream holding the string "x". */
     private static final byte[] WARM_STREAM = {(byte) 0xAC, (byte) 0xED, 0, 5, 0x74, 0, 1, 'x'};
 
-    WorkerLoop(RingFile rings, Reducers reducers, long maxBytes, long retainBytes) {
+    WorkerLoop(RingFile rings, DoorbellRinger parentDoorbell, Reducers reducers, long maxBytes, long retainBytes) {
         this.rings = rings;
+        this.parentDoorbell = parentDoorbell;
         this.arrays = new TaskArrays(maxBytes, retainBytes);
         this.reader = new Frames.Reader(rings.toWorker());
         this.writer = new Frames.Writer(rings.toParent());
@@ -98,6 +105,13 @@ final class WorkerLoop {
             LockSupport.parkNanos(this, SLEEP_NANOS);
         }
         rings.clearSleeping();
+    }
+
+    /** A message went into the result ring: rings the parent's doorbell if its result thread sleeps (see {@link RingFile}). */
+    private void wakeParentIfSleeping() {
+        if (rings.takeParentSleeping()) {
+            parentDoorbell.ring();
+        }
     }
 
     /**
@@ -303,7 +317,8 @@ final class WorkerLoop {
         // arrays this task opened are released before the answer goes out, so a parent that frees
         // them on completion never waits for us; result arrays are held until the parent's RELEASE
         arrays.endTask(taskId, holds);
-        writer.write(out, 0, length, () -> true);
+        writer.write(out, 0, length, keepWriting);
+        wakeParentIfSleeping();
         out = ScratchBuffers.trimmed(out, 4096);
         // the reader and writer must not keep this task's (possibly large) message buffers reachable
         valueWriter.wrap(out, 0, null);

@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * Entry point of a worker JVM, started by {@link ProcessPool}; not for direct use.
  *
- * <p>Arguments: ring file, worker id, parent pid. User reducers come from the system property
+ * <p>Arguments: ring file, parent's result doorbell socket, worker id, parent pid. User reducers come from the system property
  * {@value #REDUCERS_PROPERTY} (comma-separated class names with public no-argument constructors).
  * Only the transport and this package load at start; shared arrays (and with them Chronicle) load
  * when a task first carries one.
@@ -32,12 +32,12 @@ public final class WorkerMain {
     /**
      * Runs the worker until the parent says stop or goes away.
      *
-     * @param args ring file, worker id, parent pid
+     * @param args ring file, parent's result doorbell socket, worker id, parent pid
      * @throws Exception when the ring file cannot be mapped (the parent sees the exit and the stderr lines)
      */
     public static void main(String[] args) throws Exception {
-        if (args.length != 3) {
-            System.err.println("usage: WorkerMain <ring file> <worker id> <parent pid>");
+        if (args.length != 4) {
+            System.err.println("usage: WorkerMain <ring file> <doorbell socket> <worker id> <parent pid>");
             System.exit(64);
         }
         if (WorkerLoop.PREWARM) {
@@ -45,10 +45,11 @@ public final class WorkerMain {
             warm.setDaemon(true);
             warm.start();
         }
-        ParentWatch.start(Long.parseLong(args[2]), Thread.currentThread());
+        ParentWatch.start(Long.parseLong(args[3]), Thread.currentThread());
         final Reducers reducers = reducersFromProperty();
-        try (RingFile rings = RingFile.open(Path.of(args[0]))) {
-            new WorkerLoop(rings, reducers, Long.getLong(MAX_BYTES_PROPERTY, 1 << 20),
+        try (RingFile rings = RingFile.open(Path.of(args[0]));
+             DoorbellRinger parentDoorbell = new DoorbellRinger(Path.of(args[1]))) {
+            new WorkerLoop(rings, parentDoorbell, reducers, Long.getLong(MAX_BYTES_PROPERTY, 1 << 20),
                 Long.getLong(RETAIN_BYTES_PROPERTY, 0)).run();
         }
     }

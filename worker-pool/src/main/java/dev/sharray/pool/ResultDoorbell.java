@@ -1,0 +1,147 @@
+package dev.sharray.pool;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+
+/**
+ * The parent's result doorbell: a Unix domain socket in the pool's folder on which the result thread sleeps
+ * while long tasks run, instead of waking every 0.1 ms to poll the result rings. On a machine with as many
+ * cores as workers those wake-ups take CPU from the workers. A worker that answers while the parent's
+ * sleeping flag is up ({@link RingFile#takeParentSleeping()}) connects, once, and writes a byte
+ * ({@link DoorbellRinger}); the bytes mean nothing beyond "look at the rings".
+ *
+ * <p>Used by the result thread only, except {@link #wakeup()}.
+ */
+final class ResultDoorbell implements AutoCloseable {
+    private final Path path;
+    private final ServerSocketChannel server;
+    private final Selector selector;
+    private final ByteBuffer drain = ByteBuffer.allocateDirect(256);
+    /** Handles one ready channel; a field so a wait allocates nothing. */
+    private final Consumer<SelectionKey> onReady = this::onReady;
+
+    private ResultDoorbell(Path path, ServerSocketChannel server, Selector selector) {
+        this.path = path;
+        this.server = server;
+        this.selector = selector;
+    }
+
+    /**
+     * Binds the doorbell at {@code path}.
+     *
+     * @param path the socket file, in the pool's private folder; at most ~100 bytes long (the kernel's limit)
+     * @return the doorbell
+     * @throws IOException when the socket cannot be bound (the path is too long, or exists)
+     */
+    static ResultDoorbell open(Path path) throws IOException {
+        final ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        Selector selector = null;
+        boolean bound = false;
+        try {
+            server.bind(UnixDomainSocketAddress.of(path));
+            bound = true;
+            server.configureBlocking(false);
+            selector = Selector.open();
+            server.register(selector, SelectionKey.OP_ACCEPT);
+            return new ResultDoorbell(path, server, selector);
+        } catch (IOException | RuntimeException e) {
+            if (selector != null) {
+                selector.close();
+            }
+            server.close();
+            if (bound) {
+                Files.deleteIfExists(path);
+            }
+            throw e;
+        }
+    }
+
+    /** @return the socket file workers connect to */
+    Path path() {
+        return path;
+    }
+
+    /**
+     * Sleeps until a worker rings, {@link #wakeup()} is called, or {@code timeoutNanos} pass; takes in new
+     * workers' connections and drains what was rung.
+     *
+     * @param timeoutNanos the longest sleep; rounded up to whole milliseconds
+     * @throws IOException when the selector fails
+     */
+    void await(long timeoutNanos) throws IOException {
+        selector.select(onReady, Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
+    }
+
+    /** Ends a sleep in {@link #await} now, or makes the next one return at once. Any thread. */
+    void wakeup() {
+        selector.wakeup();
+    }
+
+    private void onReady(SelectionKey key) {
+        try {
+            if (key.isAcceptable()) {
+                final SocketChannel worker = server.accept();
+                if (worker != null) {
+                    worker.configureBlocking(false);
+                    worker.register(selector, SelectionKey.OP_READ);
+                }
+            } else if (key.isReadable()) {
+                final SocketChannel worker = (SocketChannel) key.channel();
+                int n;
+                do {
+                    drain.clear();
+                    n = worker.read(drain);
+                } while (n > 0);
+                if (n < 0) {
+                    // the worker closed its end (it exited): its exit is handled elsewhere
+                    key.cancel();
+                    worker.close();
+                }
+            }
+        } catch (IOException e) {
+            // one broken connection: drop it; its worker's results are still read by the timed wake-ups
+            key.cancel();
+            closeQuietly(key);
+        }
+    }
+
+    /** Closes the socket and every worker's connection and removes the socket file. */
+    @Override
+    public void close() {
+        for (SelectionKey key : selector.keys()) {
+            closeQuietly(key);
+        }
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // nothing more to release
+        }
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // nothing more to release
+        }
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException ignored) {
+            // the pool's folder is removed at close and by the reaper
+        }
+    }
+
+    private static void closeQuietly(SelectionKey key) {
+        try {
+            key.channel().close();
+        } catch (IOException ignored) {
+            // already gone
+        }
+    }
+}

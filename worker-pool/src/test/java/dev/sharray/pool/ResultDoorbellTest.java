@@ -1,0 +1,139 @@
+package dev.sharray.pool;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * While a long task runs, the parent's result thread sleeps on its doorbell instead of polling the result
+ * rings, and the worker that answers wakes it: for a plain result, for a result longer than the ring (the
+ * worker waits for room a sleeping parent would never make), and a task's deadline still ends the sleep.
+ */
+class ResultDoorbellTest {
+
+    /** Voluntary context switches of all of this JVM's threads: how often they went to sleep and woke. */
+    private static long wakeups() throws IOException {
+        long total = 0;
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                try {
+                    for (String line : Files.readAllLines(t.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:")) {
+                            total += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                        }
+                    }
+                } catch (IOException threadEnded) {
+                    // a thread that ended between the listing and the read
+                }
+            }
+        }
+        return total;
+    }
+
+    /** Runs long tasks until the result thread has its doorbell (bound off the result thread, on first need). */
+    private static void awaitDoorbell(ProcessPool pool) throws Exception {
+        for (int i = 0; i < 100 && !pool.resultDoorbellBound(); i++) {
+            assertEquals(1, pool.submit((Integer ms) -> {
+                Thread.sleep(ms);
+                return 1;
+            }, 20).get(30, TimeUnit.SECONDS));
+        }
+        assertTrue(pool.resultDoorbellBound(), "the result doorbell was bound");
+    }
+
+    @Test
+    @Timeout(60)
+    void theParentSleepsWhileALongTaskRuns() throws Exception {
+        try (ProcessPool pool = ProcessPool.create(1)) {
+            awaitDoorbell(pool);
+            final CompletableFuture<Integer> task = pool.submit((Integer ms) -> {
+                Thread.sleep(ms);
+                return ms;
+            }, 3000);
+            Thread.sleep(500);
+            final long before = wakeups();
+            Thread.sleep(1000);
+            final long woke = wakeups() - before;
+            // polling with parks of up to 0.1 ms woke the result thread ~10,000 times a second; asleep on the
+            // doorbell it wakes ~200 times a second (its longest sleep, 5 ms), the JVM's other threads a few more
+            assertTrue(woke < 2000, "the parent's threads woke " + woke + " times in 1 s while a task ran");
+            assertEquals(3000, task.get(30, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a parent never rung would hang
+    void theWorkerWakesASleepingParent() throws Exception {
+        // without the worker's ring the result thread would sleep 10 minutes before looking at the rings
+        try (ProcessPool pool = ProcessPool.builder().workers(2).resultSleep(Duration.ofMinutes(10))
+            .ringCapacity(64 << 10).build()) {
+            awaitDoorbell(pool);
+            for (int i = 0; i < 5; i++) {
+                assertEquals(List.of(i, i + 1), pool.map((Integer x) -> {
+                    Thread.sleep(30);
+                    return x;
+                }, List.of(i, i + 1)));
+            }
+            // a result 16 times the ring: the worker waits for room, which only an awake parent makes
+            final String big = pool.submit((Integer n) -> {
+                Thread.sleep(30);
+                return "y".repeat(n);
+            }, 1 << 20).get(30, TimeUnit.SECONDS);
+            assertEquals(1 << 20, big.length());
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aTaskDeadlineEndsTheParentsSleep() throws Exception {
+        try (ProcessPool pool = ProcessPool.builder().workers(1).resultSleep(Duration.ofMinutes(10)).build()) {
+            awaitDoorbell(pool);
+            final long start = System.nanoTime();
+            final CompletableFuture<Integer> task = pool.submit((Integer ms) -> {
+                Thread.sleep(ms);
+                return ms;
+            }, 60_000, Duration.ofMillis(300));
+            final ExecutionException e = assertThrows(ExecutionException.class, () -> task.get(30, TimeUnit.SECONDS));
+            assertInstanceOf(TaskTimeoutException.class, e.getCause());
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30));
+            // the replacement worker answers a sleeping parent too
+            assertEquals(7, pool.submit((Integer ms) -> {
+                Thread.sleep(ms);
+                return 7;
+            }, 50).get(30, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aFolderTooDeepForASocketFallsBackToPolling(@TempDir Path tmp) throws Exception {
+        // a socket path is limited to 107 bytes: this folder's doorbell cannot be bound
+        final Path deep = Files.createDirectories(tmp.resolve("d".repeat(60)).resolve("e".repeat(60)));
+        try (ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(deep).resultSleep(Duration.ofMinutes(10))
+            .build()) {
+            for (int i = 0; i < 5; i++) {
+                assertEquals(i, pool.submit((Integer x) -> {
+                    Thread.sleep(30);
+                    return x;
+                }, i).get(30, TimeUnit.SECONDS));
+            }
+            assertFalse(pool.resultDoorbellBound());
+        }
+    }
+}
