@@ -73,6 +73,12 @@ public final class ProcessPool implements AutoCloseable {
     private static final long STOP_GRACE_MILLIS = 5_000;
     /** With results awaited and none for this long (the result idler's spin and yield), the result thread sleeps. */
     private static final long RESULT_SLEEP_AFTER_NANOS = 150_000;
+    /**
+     * The result thread binds its doorbell once it has waited this long in all by polling: binding costs
+     * ~11-16 ms of CPU in a fresh JVM (the socket and selector classes), which ~0.2 s of polling costs too;
+     * a pool that only starts and runs short tasks never pays it.
+     */
+    private static final long DOORBELL_AFTER_POLLING_NANOS = 200_000_000;
 
     private final Config config;
     private final Path folder;
@@ -600,15 +606,23 @@ public final class ProcessPool implements AutoCloseable {
     private void receiveLoop() {
         final Idler idler = Idler.forResults();
         long idleSince = System.nanoTime();
+        long polledNanos = 0;
         while (state.get() != CLOSED) {
             if (inFlight.get() > 0 && spinningWaiters.get() == 0) {
                 final int work = tryPump();
-                if (work == 0 && idler.idleNanos() > RESULT_SLEEP_AFTER_NANOS && doorbellReady()) {
+                if (work == 0 && idler.idleNanos() > RESULT_SLEEP_AFTER_NANOS && doorbell != null) {
                     if (sleepUntilRung() > 0) {
                         idler.reset();
                     }
                 } else {
+                    final long before = System.nanoTime();
                     idler.idle(work);
+                    if (work == 0 && doorbell == null) {
+                        polledNanos += System.nanoTime() - before;
+                        if (polledNanos > DOORBELL_AFTER_POLLING_NANOS) {
+                            requestDoorbell();
+                        }
+                    }
                 }
                 idleSince = System.nanoTime();
             } else if (inFlight.get() == 0 && System.nanoTime() - idleSince > 10_000_000L) {
@@ -625,11 +639,8 @@ public final class ProcessPool implements AutoCloseable {
         }
     }
 
-    /** @return whether the result doorbell is bound; the first call has it bound, off this thread */
-    private boolean doorbellReady() {
-        if (doorbell != null) {
-            return true;
-        }
+    /** Has the result doorbell bound, once, off the result thread. */
+    private void requestDoorbell() {
         if (doorbellRequested.compareAndSet(false, true)) {
             try {
                 supervisor.execute(this::openDoorbell);
@@ -637,7 +648,6 @@ public final class ProcessPool implements AutoCloseable {
                 // the pool is stopping
             }
         }
-        return false;
     }
 
     /** Binds the result doorbell (supervisor thread: the socket classes load off the result thread). */

@@ -46,7 +46,7 @@ class ResultDoorbellTest {
         return total;
     }
 
-    /** Runs long tasks until the result thread has its doorbell (bound off the result thread, on first need). */
+    /** Runs long tasks until the result thread has its doorbell (bound off the result thread after ~0.2 s of polling). */
     private static void awaitDoorbell(ProcessPool pool) throws Exception {
         for (int i = 0; i < 100 && !pool.resultDoorbellBound(); i++) {
             assertEquals(1, pool.submit((Integer ms) -> {
@@ -127,9 +127,10 @@ class ResultDoorbellTest {
         final Path deep = Files.createDirectories(tmp.resolve("d".repeat(60)).resolve("e".repeat(60)));
         try (ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(deep).resultSleep(Duration.ofMinutes(10))
             .build()) {
+            // 0.5 s of waiting: past the polling time after which the pool binds its doorbell, which fails here
             for (int i = 0; i < 5; i++) {
                 assertEquals(i, pool.submit((Integer x) -> {
-                    Thread.sleep(30);
+                    Thread.sleep(100);
                     return x;
                 }, i).get(30, TimeUnit.SECONDS));
             }
