@@ -28,6 +28,7 @@ final class ResultDoorbell implements AutoCloseable {
     private final ByteBuffer drain = ByteBuffer.allocateDirect(256);
     /** Handles one ready channel; a field so a wait allocates nothing. */
     private final Consumer<SelectionKey> onReady = this::onReady;
+    private boolean closed;
 
     private ResultDoorbell(Path path, ServerSocketChannel server, Selector selector) {
         this.path = path;
@@ -114,9 +115,13 @@ final class ResultDoorbell implements AutoCloseable {
         }
     }
 
-    /** Closes the socket and every worker's connection and removes the socket file. */
+    /** Closes the socket and every worker's connection and removes the socket file. Idempotent. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         for (SelectionKey key : selector.keys()) {
             closeQuietly(key);
         }

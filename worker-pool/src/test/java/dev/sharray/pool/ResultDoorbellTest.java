@@ -59,6 +59,34 @@ class ResultDoorbellTest {
 
     @Test
     @Timeout(60)
+    void aRingEndsTheWaitAndClosingCleansUp(@TempDir Path dir) throws Exception {
+        final Path socket = dir.resolve("pool.bell");
+        final ResultDoorbell bell = ResultDoorbell.open(socket);
+        final DoorbellRinger ringer = new DoorbellRinger(socket);
+        try {
+            bell.await(10_000_000); // nothing rang: returns after its timeout
+            ringer.ring();
+            final long start = System.nanoTime();
+            bell.await(TimeUnit.MINUTES.toNanos(10)); // accepts the connection; its byte may come with it
+            bell.await(TimeUnit.MINUTES.toNanos(10)); // ... or wakes this one: either way no 10-minute sleep
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30));
+        } finally {
+            ringer.close();
+        }
+        bell.close();
+        bell.close(); // idempotent: stop() and a failed wait may both close it
+        assertFalse(Files.exists(socket), "the socket file is removed");
+        // a worker ringing a closed doorbell gives up quietly (the parent polls instead)
+        final DoorbellRinger late = new DoorbellRinger(socket);
+        late.ring();
+        late.ring();
+        late.close();
+        // a socket path past the kernel's limit is refused with an exception, not a crash
+        assertThrows(IOException.class, () -> ResultDoorbell.open(dir.resolve("x".repeat(120))));
+    }
+
+    @Test
+    @Timeout(60)
     void theParentSleepsWhileALongTaskRuns() throws Exception {
         try (ProcessPool pool = ProcessPool.create(1)) {
             awaitDoorbell(pool);
