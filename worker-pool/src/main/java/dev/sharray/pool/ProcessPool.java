@@ -669,29 +669,17 @@ public final class ProcessPool implements AutoCloseable {
      * @return the results found by the last look (0 when it slept)
      */
     private int sleepUntilRung() {
-        if (!pumpLock.tryLock()) {
-            return 0; // another thread is polling right now
+        final int work = tryPump(true);
+        if (work != 0) {
+            return Math.max(0, work); // results came, or another thread is polling right now
         }
-        final int work;
-        final Task done;
         long sleepNanos = config.resultSleepNanos;
-        try {
-            // under the pump lock: these workers' rings stay mapped
-            final long now = System.nanoTime();
-            for (Worker w : workers) {
-                w.rings.markParentSleeping();
-                final Task t = w.inFlight.get();
-                if (t != null && t.deadline != 0) {
-                    sleepNanos = Math.max(0, Math.min(sleepNanos, t.deadline - now));
-                }
+        final long now = System.nanoTime();
+        for (Worker w : workers) {
+            final Task t = w.inFlight.get();
+            if (t != null && t.deadline != 0) {
+                sleepNanos = Math.max(0, Math.min(sleepNanos, t.deadline - now));
             }
-            work = pumpLocked();
-            done = takeDone();
-        } finally {
-            pumpLock.unlock();
-        }
-        if (done != null) {
-            finishAll(done);
         }
         final ResultDoorbell bell = doorbell;
         if (work == 0 && sleepNanos > 0 && inFlight.get() > 0 && spinningWaiters.get() == 0 && state.get() != CLOSED) {
@@ -709,12 +697,26 @@ public final class ProcessPool implements AutoCloseable {
 
     /** Polls every worker's result ring once if no other thread is; completes what arrived. */
     private int tryPump() {
+        return tryPump(false);
+    }
+
+    /**
+     * @param beforeSleep first raise every worker's parent-sleeping flag (under the pump lock: their rings stay
+     *                    mapped), so this look at the rings is the result thread's last before it sleeps
+     * @return the results found; when another thread holds the pump lock, 0, or -1 with {@code beforeSleep}
+     */
+    private int tryPump(boolean beforeSleep) {
         if (!pumpLock.tryLock()) {
-            return 0;
+            return beforeSleep ? -1 : 0;
         }
         final int work;
         final Task done;
         try {
+            if (beforeSleep) {
+                for (Worker w : workers) {
+                    w.rings.markParentSleeping();
+                }
+            }
             work = pumpLocked();
             done = takeDone();
         } finally {

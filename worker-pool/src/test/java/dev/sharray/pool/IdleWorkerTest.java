@@ -3,12 +3,8 @@ package dev.sharray.pool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,25 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * too long for one ring record (the parent waits for room while the worker sleeps).
  */
 class IdleWorkerTest {
-
-    /** Voluntary context switches of all of a process's threads: how often it went to sleep and woke. */
-    private static long wakeups(long pid) throws IOException {
-        long total = 0;
-        try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
-            for (Path t : (Iterable<Path>) tasks::iterator) {
-                try {
-                    for (String line : Files.readAllLines(t.resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches:")) {
-                            total += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
-                        }
-                    }
-                } catch (IOException threadEnded) {
-                    // a thread that ended between the listing and the read
-                }
-            }
-        }
-        return total;
-    }
 
     /** Waits until the pool's only worker has raised its sleeping flag: what follows must wake it. */
     private static void awaitAsleep(ProcessPool pool) throws InterruptedException {
@@ -53,9 +30,9 @@ class IdleWorkerTest {
             assertEquals(List.of(2), pool.map((Integer x) -> x + 1, List.of(1)));
             final long pid = pool.workerPids().get(0);
             awaitAsleep(pool);
-            final long before = wakeups(pid);
+            final long before = ContextSwitches.voluntary(pid);
             Thread.sleep(2000);
-            final long woke = wakeups(pid) - before;
+            final long woke = ContextSwitches.voluntary(pid) - before;
             // polling with parks of up to 1 ms woke the task loop alone ~1000 times a second; asleep, the
             // worker wakes ~20 times a second (the sleep's upper bound) plus its parent-pid check
             assertTrue(woke < 300, "an idle worker woke " + woke + " times in 2 s");

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -26,25 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * worker waits for room a sleeping parent would never make), and a task's deadline still ends the sleep.
  */
 class ResultDoorbellTest {
-
-    /** Voluntary context switches of all of this JVM's threads: how often they went to sleep and woke. */
-    private static long wakeups() throws IOException {
-        long total = 0;
-        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-            for (Path t : (Iterable<Path>) tasks::iterator) {
-                try {
-                    for (String line : Files.readAllLines(t.resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches:")) {
-                            total += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
-                        }
-                    }
-                } catch (IOException threadEnded) {
-                    // a thread that ended between the listing and the read
-                }
-            }
-        }
-        return total;
-    }
 
     /** Runs long tasks until the result thread has its doorbell (bound off the result thread after ~0.2 s of polling). */
     private static void awaitDoorbell(ProcessPool pool) throws Exception {
@@ -95,9 +75,9 @@ class ResultDoorbellTest {
                 return ms;
             }, 3000);
             Thread.sleep(500);
-            final long before = wakeups();
+            final long before = ContextSwitches.voluntary(ProcessHandle.current().pid());
             Thread.sleep(1000);
-            final long woke = wakeups() - before;
+            final long woke = ContextSwitches.voluntary(ProcessHandle.current().pid()) - before;
             // polling with parks of up to 0.1 ms woke the result thread ~10,000 times a second; asleep on the
             // doorbell it wakes ~200 times a second (its longest sleep, 5 ms), the JVM's other threads a few more
             assertTrue(woke < 2000, "the parent's threads woke " + woke + " times in 1 s while a task ran");
