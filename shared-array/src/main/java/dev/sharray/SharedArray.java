@@ -26,6 +26,10 @@ import org.agrona.UnsafeApi;
  * back: an unreleased handle is reported as a leak and its memory stays mapped until process exit.
  *
  * <p>Handles are not thread-safe for release: do not release a handle while another thread uses it.
+ *
+ * <p>{@code copyFrom} of a whole heap array into a dense view of 64 MiB or more lends the copy to the common
+ * {@link java.util.concurrent.ForkJoinPool}'s idle threads too (one thread does not reach the memory's speed);
+ * a busy common pool leaves it to the calling thread.
  */
 public final class SharedArray extends NdArray implements AutoCloseable {
     private static final VarHandle RELEASED;
@@ -801,7 +805,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             return false;
         }
         checkLength(length);
-        UnsafeApi.copyMemory(array, UnsafeApi.arrayBaseOffset(array.getClass()), null, address, byteSize());
+        checkAccessible();
+        ParallelCopy.copy(array, UnsafeApi.arrayBaseOffset(array.getClass()), address, byteSize());
         return true;
     }
 

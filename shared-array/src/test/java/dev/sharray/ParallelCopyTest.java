@@ -1,0 +1,73 @@
+package dev.sharray;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Large copies into shared memory split across threads: every byte lands, even with no helper free. */
+class ParallelCopyTest {
+
+    private static byte[] random(int n, long seed) {
+        final byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    @Test
+    @Timeout(120)
+    void aLargeCopyLandsWholeAtChunkEdgesAndPastTheLast() {
+        // 64 MiB + 12,345 bytes: the threshold, a last chunk shorter than the others
+        for (int n : new int[] {(int) ParallelCopy.MIN_BYTES + 12_345, (int) ParallelCopy.MIN_BYTES + (8 << 20)}) {
+            final byte[] src = random(n, n);
+            try (SharedArray a = SharedArray.create(DType.UINT8, n)) {
+                a.copyFrom(src);
+                assertArrayEquals(src, a.toByteArray());
+            }
+        }
+        final double[] d = new double[(int) (ParallelCopy.MIN_BYTES / 8) + 3];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = i * 0.5;
+        }
+        try (SharedArray a = SharedArray.copyOf(d)) {
+            assertArrayEquals(d, a.toDoubleArray());
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void aCommonPoolWithNoFreeThreadLeavesTheCopyToTheCaller() throws Exception {
+        final int threads = ForkJoinPool.getCommonPoolParallelism();
+        final CountDownLatch release = new CountDownLatch(1);
+        final CountDownLatch busy = new CountDownLatch(threads);
+        final List<java.util.concurrent.Future<?>> blockers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            blockers.add(ForkJoinPool.commonPool().submit(() -> {
+                busy.countDown();
+                release.await();
+                return null;
+            }));
+        }
+        try {
+            assertTrue(busy.await(30, TimeUnit.SECONDS), "every common-pool thread is blocked");
+            final byte[] src = random((int) ParallelCopy.MIN_BYTES * 2, 7);
+            try (SharedArray a = SharedArray.create(DType.UINT8, src.length)) {
+                a.copyFrom(src); // would hang if the caller waited for a helper that never runs
+                assertArrayEquals(src, a.toByteArray());
+            }
+        } finally {
+            release.countDown();
+            for (java.util.concurrent.Future<?> f : blockers) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+}
