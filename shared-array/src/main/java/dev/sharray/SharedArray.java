@@ -27,9 +27,9 @@ import org.agrona.UnsafeApi;
  *
  * <p>Handles are not thread-safe for release: do not release a handle while another thread uses it.
  *
- * <p>{@code copyFrom} of a whole heap array into a dense view of 64 MiB or more lends the copy to the common
- * {@link java.util.concurrent.ForkJoinPool}'s idle threads too (one thread does not reach the memory's speed);
- * a busy common pool leaves it to the calling thread.
+ * <p>{@code copyFrom} of a whole heap array into a dense view, and {@link #prefault()}, of 64 MiB or more lend
+ * the work to the common {@link java.util.concurrent.ForkJoinPool}'s idle threads too (one thread does not
+ * reach the memory's speed); a busy common pool leaves it to the calling thread.
  */
 public final class SharedArray extends NdArray implements AutoCloseable {
     private static final VarHandle RELEASED;
@@ -330,10 +330,16 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      */
     public boolean prefault() {
         checkAccessible();
-        if (isContiguous()) {
-            return Posix.populateWrite(address, byteSize());
-        }
-        return Posix.populateWrite(segment.mapping.address(), segment.mapping.length());
+        final long start = isContiguous() ? address : segment.mapping.address();
+        final long length = isContiguous() ? byteSize() : segment.mapping.length();
+        // page-aligned chunks (a view may start mid-page: the kernel rounds each range out to whole pages)
+        final java.util.concurrent.atomic.AtomicBoolean populated = new java.util.concurrent.atomic.AtomicBoolean(true);
+        ParallelChunks.run(length, 64L << 20, (offset, n) -> {
+            if (!Posix.populateWrite(start + offset, n)) {
+                populated.set(false);
+            }
+        });
+        return populated.get();
     }
 
     /** @return true once {@link #release()} was called on this handle */
@@ -806,7 +812,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         }
         checkLength(length);
         checkAccessible();
-        ParallelCopy.copy(array, UnsafeApi.arrayBaseOffset(array.getClass()), address, byteSize());
+        ParallelChunks.copy(array, UnsafeApi.arrayBaseOffset(array.getClass()), address, byteSize());
         return true;
     }
 

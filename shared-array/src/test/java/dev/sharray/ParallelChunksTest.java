@@ -11,10 +11,16 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Large copies into shared memory split across threads: every byte lands, even with no helper free. */
-class ParallelCopyTest {
+/**
+ * Bulk work split across threads (copies into shared memory, page population): every byte lands, even with
+ * no helper free, and a chunk's failure reaches the caller once every chunk has ended.
+ */
+class ParallelChunksTest {
 
     private static byte[] random(int n, long seed) {
         final byte[] b = new byte[n];
@@ -26,14 +32,14 @@ class ParallelCopyTest {
     @Timeout(120)
     void aLargeCopyLandsWholeAtChunkEdgesAndPastTheLast() {
         // 64 MiB + 12,345 bytes: the threshold, a last chunk shorter than the others
-        for (int n : new int[] {(int) ParallelCopy.MIN_BYTES + 12_345, (int) ParallelCopy.MIN_BYTES + (8 << 20)}) {
+        for (int n : new int[] {(int) ParallelChunks.MIN_BYTES + 12_345, (int) ParallelChunks.MIN_BYTES + (8 << 20)}) {
             final byte[] src = random(n, n);
             try (SharedArray a = SharedArray.create(DType.UINT8, n)) {
                 a.copyFrom(src);
                 assertArrayEquals(src, a.toByteArray());
             }
         }
-        final double[] d = new double[(int) (ParallelCopy.MIN_BYTES / 8) + 3];
+        final double[] d = new double[(int) (ParallelChunks.MIN_BYTES / 8) + 3];
         for (int i = 0; i < d.length; i++) {
             d[i] = i * 0.5;
         }
@@ -58,7 +64,7 @@ class ParallelCopyTest {
         }
         try {
             assertTrue(busy.await(30, TimeUnit.SECONDS), "every common-pool thread is blocked");
-            final byte[] src = random((int) ParallelCopy.MIN_BYTES * 2, 7);
+            final byte[] src = random((int) ParallelChunks.MIN_BYTES * 2, 7);
             try (SharedArray a = SharedArray.create(DType.UINT8, src.length)) {
                 a.copyFrom(src); // would hang if the caller waited for a helper that never runs
                 assertArrayEquals(src, a.toByteArray());
@@ -69,5 +75,36 @@ class ParallelCopyTest {
                 f.get(30, TimeUnit.SECONDS);
             }
         }
+    }
+
+    @Test
+    @Timeout(120)
+    void prefaultKeepsTheContentsAndSaysWhatTheKernelDoes() {
+        final byte[] src = random((int) ParallelChunks.MIN_BYTES * 2 + 4097, 11);
+        try (SharedArray a = SharedArray.create(DType.UINT8, src.length);
+             SharedArray view = a.slice(0, 4097, src.length, 1)) {
+            a.copyFrom(src);
+            final boolean kernel = Posix.populateWrite(a.address(), 4096);
+            assertEquals(kernel, view.prefault(), "a view starting mid-page, split in chunks");
+            assertEquals(kernel, a.prefault());
+            assertArrayEquals(src, a.toByteArray());
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void aFailingChunkIsRethrownAfterEveryChunkEnded() {
+        final java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+        final IllegalStateException boom = new IllegalStateException("chunk 3");
+        final long chunk = 1 << 20;
+        final IllegalStateException thrown = assertThrows(IllegalStateException.class,
+            () -> ParallelChunks.run(ParallelChunks.MIN_BYTES, chunk, (offset, length) -> {
+                ran.incrementAndGet();
+                if (offset == 3 * chunk) {
+                    throw boom;
+                }
+            }));
+        assertSame(boom, thrown);
+        assertEquals(ParallelChunks.MIN_BYTES / chunk, ran.get(), "every chunk ran");
     }
 }
