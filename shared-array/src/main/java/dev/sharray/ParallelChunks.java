@@ -17,6 +17,7 @@ import java.util.concurrent.locks.LockSupport;
 final class ParallelChunks {
     /** Below this one thread is as fast: starting a helper costs tens of microseconds. */
     static final long MIN_BYTES = 64L << 20;
+    private static final long COPY_CHUNK = 8L << 20;
 
     /** Work on one chunk of the range. */
     interface Work {
@@ -47,8 +48,13 @@ final class ParallelChunks {
      * Copies {@code bytes} from {@code src} (a primitive array, from {@code srcOffset} as Unsafe counts) to
      * {@code dstAddress}; the caller guarantees the destination stays mapped until this returns.
      */
-    static void copy(Object src, long srcOffset, long dstAddress, long bytes) {
-        run(bytes, 8L << 20, (offset, length) -> UnsafeApi.copyMemory(src, srcOffset + offset, null, dstAddress + offset, length));
+    static void copyIn(Object src, long srcOffset, long dstAddress, long bytes) {
+        run(bytes, COPY_CHUNK, (offset, length) -> UnsafeApi.copyMemory(src, srcOffset + offset, null, dstAddress + offset, length));
+    }
+
+    /** Copies {@code bytes} from {@code srcAddress} into {@code dst} (a primitive array, from {@code dstOffset}). */
+    static void copyOut(long srcAddress, Object dst, long dstOffset, long bytes) {
+        run(bytes, COPY_CHUNK, (offset, length) -> UnsafeApi.copyMemory(null, srcAddress + offset, dst, dstOffset + offset, length));
     }
 
     /**

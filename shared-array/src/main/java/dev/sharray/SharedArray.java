@@ -27,9 +27,10 @@ import org.agrona.UnsafeApi;
  *
  * <p>Handles are not thread-safe for release: do not release a handle while another thread uses it.
  *
- * <p>{@code copyFrom} of a whole heap array into a dense view, and {@link #prefault()}, of 64 MiB or more lend
- * the work to the common {@link java.util.concurrent.ForkJoinPool}'s idle threads too (one thread does not
- * reach the memory's speed); a busy common pool leaves it to the calling thread.
+ * <p>Copies between a whole heap array and a dense view ({@code copyFrom}, {@code copyTo}, {@code toDoubleArray}
+ * and the like) and {@link #prefault()}, of 64 MiB or more, lend the work to the common
+ * {@link java.util.concurrent.ForkJoinPool}'s idle threads too (one thread does not reach the memory's
+ * speed); a busy common pool leaves it to the calling thread.
  */
 public final class SharedArray extends NdArray implements AutoCloseable {
     private static final VarHandle RELEASED;
@@ -801,7 +802,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     /** Copies the whole view into a primitive array of the matching type; returns it. */
     private <A> A copyOut(A array) {
         checkAccessible();
-        UnsafeApi.copyMemory(null, address, array, UnsafeApi.arrayBaseOffset(array.getClass()), byteSize());
+        ParallelChunks.copyOut(address, array, UnsafeApi.arrayBaseOffset(array.getClass()), byteSize());
         return array;
     }
 
@@ -812,7 +813,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         }
         checkLength(length);
         checkAccessible();
-        ParallelChunks.copy(array, UnsafeApi.arrayBaseOffset(array.getClass()), address, byteSize());
+        ParallelChunks.copyIn(array, UnsafeApi.arrayBaseOffset(array.getClass()), address, byteSize());
         return true;
     }
 

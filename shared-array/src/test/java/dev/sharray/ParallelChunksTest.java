@@ -36,7 +36,7 @@ class ParallelChunksTest {
             final byte[] src = random(n, n);
             try (SharedArray a = SharedArray.create(DType.UINT8, n)) {
                 a.copyFrom(src);
-                assertArrayEquals(src, a.toByteArray());
+                assertArrayEquals(src, a.toByteArray()); // the copy out is split the same way
             }
         }
         final double[] d = new double[(int) (ParallelChunks.MIN_BYTES / 8) + 3];
