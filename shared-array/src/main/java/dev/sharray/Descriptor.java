@@ -42,13 +42,19 @@ public final class Descriptor {
     private final ByteOrder byteOrder;
 
     Descriptor(Path path, long offset, long[] shape, long[] strides, DType dtype, ByteOrder byteOrder) {
+        this(path, offset, shape, strides, dtype, byteOrder, true);
+    }
+
+    /** @param checkPathLength false when the path came from descriptor bytes, whose length field bounds it */
+    private Descriptor(Path path, long offset, long[] shape, long[] strides, DType dtype, ByteOrder byteOrder,
+                       boolean checkPathLength) {
         this.path = path;
         this.offset = offset;
         this.shape = shape.clone();
         this.strides = strides.clone();
         this.dtype = dtype;
         this.byteOrder = byteOrder;
-        validate();
+        validate(checkPathLength);
     }
 
     /** @return the file holding the data (a {@code .npy} file) */
@@ -173,15 +179,29 @@ public final class Descriptor {
             throw new InvalidDescriptorException("byteOrder", "big-endian arrays are not supported");
         }
         DType dtype = DType.fromCode(dtypeCode);
-        String pathText;
+        return new Descriptor(parsePath(decodePath(bytes, pathStart, pathLength)), offset, shape, strides, dtype,
+            ByteOrder.LITTLE_ENDIAN, false);
+    }
+
+    /**
+     * Strict UTF-8. An ASCII path (sharray's own always is) skips the decoder: a worker decodes a descriptor
+     * per task, mostly before the JIT has compiled this, and the decoder's set-up was most of the cost.
+     */
+    private static String decodePath(byte[] bytes, int start, int length) {
+        boolean ascii = true;
+        for (int i = start; i < start + length && ascii; i++) {
+            ascii = bytes[i] >= 0;
+        }
+        if (ascii) {
+            return new String(bytes, start, length, StandardCharsets.ISO_8859_1);
+        }
         try {
-            pathText = StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
-                .decode(ByteBuffer.wrap(bytes, pathStart, pathLength)).toString();
+                .decode(ByteBuffer.wrap(bytes, start, length)).toString();
         } catch (CharacterCodingException e) {
             throw new InvalidDescriptorException("path", "not valid UTF-8");
         }
-        return new Descriptor(parsePath(pathText), offset, shape, strides, dtype, ByteOrder.LITTLE_ENDIAN);
     }
 
     private static Path parsePath(String text) {
@@ -206,7 +226,7 @@ public final class Descriptor {
         }
     }
 
-    private void validate() {
+    private void validate(boolean checkPathLength) {
         if (path == null || dtype == null || byteOrder == null) {
             throw new InvalidDescriptorException("path", "path, dtype and byte order are required");
         }
@@ -219,7 +239,7 @@ public final class Descriptor {
         if (offset < 0) {
             throw new InvalidDescriptorException("offset", "negative: " + offset);
         }
-        if (path.toString().getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
+        if (checkPathLength && path.toString().getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
             throw new InvalidDescriptorException("path", "longer than " + MAX_PATH_BYTES + " bytes");
         }
         Shapes.checkShape(shape, dtype);

@@ -14,7 +14,11 @@ import org.junit.jupiter.api.Test;
 class DescriptorTest {
     /** Encodes arbitrary (possibly invalid) fields with a correct checksum, bypassing all validation. */
     static byte[] raw(int magic, int version, int dtype, int order, long offset, long[] shape, long[] strides, String path) {
-        byte[] p = path.getBytes(StandardCharsets.UTF_8);
+        return raw(magic, version, dtype, order, offset, shape, strides, path.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Same, with the path's bytes as given (they need not be UTF-8). */
+    static byte[] raw(int magic, int version, int dtype, int order, long offset, long[] shape, long[] strides, byte[] p) {
         ByteBuffer b = ByteBuffer.allocate(16 + 16 * shape.length + 2 + p.length + 4).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(magic).put((byte) version).put((byte) dtype).put((byte) order).put((byte) shape.length).putLong(offset);
         for (long s : shape) {
@@ -44,6 +48,29 @@ class DescriptorTest {
             assertTrue(d.toString().contains("float32 (3, 2) strides (16, -8) little-endian"), d.toString());
             assertTrue(d.toBytes().length < 200);
         }
+    }
+
+    @Test
+    void pathsDecodeAsStrictUtf8WithAnAsciiFastPath() {
+        final long[] shape = {4};
+        final long[] strides = {8};
+        // ASCII (sharray's own paths) and non-ASCII paths decode to the path that was encoded
+        for (String path : new String[] {"/dev/shm/sharray-root/u/a1.npy", "/tmp/d\u00e9j\u00e0/\u6570\u7ec4.npy"}) {
+            final Descriptor d = Descriptor.fromBytes(raw(Descriptor.MAGIC, 1, 6, 0, 128, shape, strides, path));
+            assertEquals(path, d.path().toString());
+        }
+        // malformed UTF-8 after an ASCII prefix, a lone continuation byte, an overlong NUL: refused, never replaced
+        for (byte[] bad : new byte[][] {
+            {'/', 't', 'm', 'p', '/', (byte) 0xC3, '(', '.', 'n', 'p', 'y'},
+            {'/', (byte) 0x80, 'a'},
+            {'/', (byte) 0xC0, (byte) 0x80, 'a'}}) {
+            final InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class,
+                () -> Descriptor.fromBytes(raw(Descriptor.MAGIC, 1, 6, 0, 128, shape, strides, bad)));
+            assertEquals("path", e.field());
+        }
+        // a NUL stays refused on the fast path
+        assertEquals("path", assertThrows(InvalidDescriptorException.class,
+            () -> Descriptor.fromBytes(raw(Descriptor.MAGIC, 1, 6, 0, 128, shape, strides, "/tmp/a\0b.npy"))).field());
     }
 
     @Test
