@@ -11,6 +11,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import org.agrona.UnsafeApi;
@@ -333,8 +334,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         checkAccessible();
         final long start = isContiguous() ? address : segment.mapping.address();
         final long length = isContiguous() ? byteSize() : segment.mapping.length();
-        // page-aligned chunks (a view may start mid-page: the kernel rounds each range out to whole pages)
-        final java.util.concurrent.atomic.AtomicBoolean populated = new java.util.concurrent.atomic.AtomicBoolean(true);
+        // a chunk may start mid-page: populateWrite widens each to whole pages (a shared page is populated twice)
+        final AtomicBoolean populated = new AtomicBoolean(true);
         ParallelChunks.run(length, 64L << 20, (offset, n) -> {
             if (!Posix.populateWrite(start + offset, n)) {
                 populated.set(false);

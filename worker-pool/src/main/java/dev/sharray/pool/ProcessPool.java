@@ -107,7 +107,7 @@ public final class ProcessPool implements AutoCloseable {
     private volatile Worker[] workers = new Worker[0];
     private volatile boolean receiverDeepParked;
     private volatile boolean shutdownNow;
-    /** Where the result doorbell is bound, once the result thread first wants to sleep; see {@link ResultDoorbell}. */
+    /** Where the result doorbell is bound, after the result thread's first ~0.2 s of polling; see {@link ResultDoorbell}. */
     private final Path doorbellPath;
     private volatile ResultDoorbell doorbell;
     private final AtomicBoolean doorbellRequested = new AtomicBoolean();
@@ -682,7 +682,7 @@ public final class ProcessPool implements AutoCloseable {
             }
         }
         final ResultDoorbell bell = doorbell;
-        if (work == 0 && sleepNanos > 0 && inFlight.get() > 0 && spinningWaiters.get() == 0 && state.get() != CLOSED) {
+        if (sleepNanos > 0 && inFlight.get() > 0 && spinningWaiters.get() == 0 && state.get() != CLOSED) {
             try {
                 bell.await(sleepNanos);
             } catch (IOException | RuntimeException e) {
@@ -692,7 +692,7 @@ public final class ProcessPool implements AutoCloseable {
                 bell.close();
             }
         }
-        return work;
+        return 0;
     }
 
     /** Polls every worker's result ring once if no other thread is; completes what arrived. */
@@ -1344,10 +1344,6 @@ public final class ProcessPool implements AutoCloseable {
         }
 
         /**
-         * @param bytes capacity of each ring buffer, a power of two (default 1 MiB); larger messages are fragmented
-         * @return this builder
-         */
-        /**
          * Test hook: the longest sleep of the result thread on its doorbell; a result that does not ring is
          * seen after this long (default 5 ms).
          */
@@ -1356,6 +1352,10 @@ public final class ProcessPool implements AutoCloseable {
             return this;
         }
 
+        /**
+         * @param bytes capacity of each ring buffer, a power of two (default 1 MiB); larger messages are fragmented
+         * @return this builder
+         */
         Builder ringCapacity(int bytes) {
             this.ringCapacity = bytes;
             return this;
