@@ -262,7 +262,8 @@ final class Segments {
         return new ArrayList<>(OPEN.values());
     }
 
-    private static void installExitHook() {
+    /** Registers {@link #onExit()} once: it also removes this process's owner folders, so whoever creates one calls this. */
+    static synchronized void installExitHook() {
         if (!exitHookInstalled) {
             exitHookInstalled = true;
             Runtime.getRuntime().addShutdownHook(new Thread(Segments::onExit, "sharray-exit"));

@@ -168,6 +168,9 @@ final class TempFolders {
             Files.setPosixFilePermissions(userDir, DIR_MODE);
             Path folder = userDir.resolve(Lazy.HOST + "-" + ProcessIdentity.PID + "-t" + ProcessIdentity.START + "-" + randomHex());
             Files.createDirectory(folder, PosixFilePermissions.asFileAttribute(DIR_MODE));
+            // removed at exit when empty, also in a process that only ran a pool (its files were in it) and never
+            // created or opened an array, which is what installed the hook before
+            Segments.installExitHook();
             Files.setPosixFilePermissions(folder, DIR_MODE); // umask may have narrowed it further; make it exact
             // the real path: open(descriptor) finds a process's own arrays by real path, so a root reached
             // through a symlink or ".." must not make the creator's handle and a reopened one two mappings

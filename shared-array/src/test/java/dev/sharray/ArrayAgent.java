@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   hold HEX COUNT               -> "held"         (COUNT more handles, never released)
  *   loop HEX THREADS ITERATIONS  -> "looped"       (open/release in loops on THREADS threads)
  *   reap                         -> "reaped FOLDERS ARRAYS"
+ *   folder                       -> "folder PATH"   (this process's sharray folder, created; no array)
  *   exit                         -> exits normally (shutdown hooks run)
  * </pre>
  */
@@ -94,6 +95,9 @@ public final class ArrayAgent {
                         System.out.println("reaped " + r.foldersRemoved().size() + " " + r.arraysDeleted().size());
                         break;
                     }
+                    case "folder":
+                        System.out.println("folder " + SharedArrays.processFolder());
+                        break;
                     case "exit":
                         System.exit(0);
                         break;

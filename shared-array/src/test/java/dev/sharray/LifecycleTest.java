@@ -128,6 +128,19 @@ class LifecycleTest {
     }
 
     @Test
+    void aProcessThatOnlyUsedItsFolderRemovesItAtExit() throws Exception {
+        // a process that ran a pool (ring and argument files in its folder) but never created or opened an array
+        try (ChildJvm child = ChildJvm.start(ArrayAgent.class, List.of())) {
+            child.expect("ready ");
+            child.send("folder");
+            final Path folder = Path.of(child.expect("folder "));
+            assertTrue(Files.isDirectory(folder));
+            assertEquals(0, child.finish());
+            assertFalse(Files.exists(folder), "the empty folder is removed at exit");
+        }
+    }
+
+    @Test
     void aFolderOfADeadOwnerStaysWhileALiveProcessHoldsAnArrayInIt() throws Exception {
         try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
             owner.expect("ready ");
