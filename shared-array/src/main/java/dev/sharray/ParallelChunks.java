@@ -49,11 +49,19 @@ final class ParallelChunks {
      * {@code dstAddress}; the caller guarantees the destination stays mapped until this returns.
      */
     static void copyIn(Object src, long srcOffset, long dstAddress, long bytes) {
+        if (bytes < MIN_BYTES) {
+            UnsafeApi.copyMemory(src, srcOffset, null, dstAddress, bytes); // the common case: no lambda, no job
+            return;
+        }
         run(bytes, COPY_CHUNK, (offset, length) -> UnsafeApi.copyMemory(src, srcOffset + offset, null, dstAddress + offset, length));
     }
 
     /** Copies {@code bytes} from {@code srcAddress} into {@code dst} (a primitive array, from {@code dstOffset}). */
     static void copyOut(long srcAddress, Object dst, long dstOffset, long bytes) {
+        if (bytes < MIN_BYTES) {
+            UnsafeApi.copyMemory(null, srcAddress, dst, dstOffset, bytes);
+            return;
+        }
         run(bytes, COPY_CHUNK, (offset, length) -> UnsafeApi.copyMemory(null, srcAddress + offset, dst, dstOffset + offset, length));
     }
 

@@ -92,6 +92,28 @@ class ParallelChunksTest {
     }
 
     @Test
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void anIdleCommonPoolTakesChunksWhileTheCallerWorks() throws Exception {
+        // the caller's first chunk waits until another thread has run a chunk: without a helper it waits forever
+        final Thread caller = Thread.currentThread();
+        final CountDownLatch helped = new CountDownLatch(1);
+        final java.util.Set<Thread> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        ParallelChunks.run(ParallelChunks.MIN_BYTES, 8 << 20, (offset, length) -> {
+            threads.add(Thread.currentThread());
+            if (Thread.currentThread() != caller) {
+                helped.countDown();
+            } else if (offset == 0) {
+                try {
+                    assertTrue(helped.await(60, TimeUnit.SECONDS), "no helper took a chunk");
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        });
+        assertTrue(threads.size() >= 2, "chunks ran on " + threads);
+    }
+
+    @Test
     @Timeout(120)
     void aFailingChunkIsRethrownAfterEveryChunkEnded() {
         final java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();

@@ -653,7 +653,11 @@ public final class ProcessPool implements AutoCloseable {
     /** Binds the result doorbell (supervisor thread: the socket classes load off the result thread). */
     private void openDoorbell() {
         try {
-            doorbell = ResultDoorbell.open(doorbellPath);
+            final ResultDoorbell bell = ResultDoorbell.open(doorbellPath);
+            doorbell = bell;
+            if (state.get() == CLOSED) {
+                bell.close(); // stop() gave up waiting for this thread and may not see it: close it here
+            }
         } catch (IOException | RuntimeException e) {
             // e.g. a temp folder path past the socket path limit: the result thread keeps polling
             config.err.println("[" + name + "] no result doorbell at " + doorbellPath + " (" + e

@@ -66,11 +66,6 @@ final class ResultDoorbell implements AutoCloseable {
         }
     }
 
-    /** @return the socket file workers connect to */
-    Path path() {
-        return path;
-    }
-
     /**
      * Sleeps until a worker rings, {@link #wakeup()} is called, or {@code timeoutNanos} pass; takes in new
      * workers' connections and drains what was rung.
@@ -88,14 +83,12 @@ final class ResultDoorbell implements AutoCloseable {
     }
 
     private void onReady(SelectionKey key) {
+        if (key.isAcceptable()) {
+            accept();
+            return;
+        }
         try {
-            if (key.isAcceptable()) {
-                final SocketChannel worker = server.accept();
-                if (worker != null) {
-                    worker.configureBlocking(false);
-                    worker.register(selector, SelectionKey.OP_READ);
-                }
-            } else if (key.isReadable()) {
+            if (key.isReadable()) {
                 final SocketChannel worker = (SocketChannel) key.channel();
                 int n;
                 do {
@@ -112,6 +105,29 @@ final class ResultDoorbell implements AutoCloseable {
             // one broken connection: drop it; its worker's results are still read by the timed wake-ups
             key.cancel();
             closeQuietly(key);
+        }
+    }
+
+    /**
+     * Takes in a worker's connection. A failure concerns that connection only (or is transient, such as a full
+     * file table): the listening socket stays open for the others.
+     */
+    private void accept() {
+        SocketChannel worker = null;
+        try {
+            worker = server.accept();
+            if (worker != null) {
+                worker.configureBlocking(false);
+                worker.register(selector, SelectionKey.OP_READ);
+            }
+        } catch (IOException | RuntimeException e) {
+            if (worker != null) {
+                try {
+                    worker.close();
+                } catch (IOException ignored) {
+                    // nothing more to release
+                }
+            }
         }
     }
 
