@@ -71,10 +71,18 @@ final class WorkerLauncher {
         args.add(classpath);
         final StringBuilder sb = new StringBuilder();
         for (String a : args) {
-            sb.append('"').append(a.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"\n");
+            sb.append(quoteForArgFile(a)).append('\n');
         }
         this.argFileContent = sb.toString().getBytes(StandardCharsets.UTF_8);
-        this.cds = ClassDataArchive.forWorkers(classpath, args, jvmOptions);
+        this.cds = ClassDataArchive.forWorkers(java, classpath, args, jvmOptions);
+    }
+
+    /**
+     * @param arg one JVM argument
+     * @return it quoted for a {@code java @argfile} line, backslashes and quotes escaped
+     */
+    static String quoteForArgFile(String arg) {
+        return '"' + arg.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
     }
 
     /**

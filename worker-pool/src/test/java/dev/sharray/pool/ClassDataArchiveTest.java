@@ -3,11 +3,20 @@ package dev.sharray.pool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.sharray.JvmFlags;
+
 import java.io.File;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,15 +25,15 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The AppCDS policy of worker JVMs (the archives themselves are exercised by the benchmarks, on jars). */
+/** The AppCDS policy of worker JVMs, and a real archive: trained by one pool, mapped by the next pool's worker. */
 class ClassDataArchiveTest {
     @Test
     void offForDirectoriesAndUserCdsOptions(@TempDir Path dir) throws Exception {
         final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
-        assertNull(ClassDataArchive.forWorkers(dir.toString(), List.of(), List.of()), "a directory on the classpath");
-        assertNull(ClassDataArchive.forWorkers(jar.toString(), List.of(), List.of("-Xshare:off")));
-        assertNull(ClassDataArchive.forWorkers(jar.toString(), List.of(), List.of("-XX:AOTCache=x.aot")));
-        assertNotNull(ClassDataArchive.forWorkers(jar.toString(), List.of(), List.of()));
+        assertNull(ClassDataArchive.forWorkers("java", dir.toString(), List.of(), List.of()), "a directory on the classpath");
+        assertNull(ClassDataArchive.forWorkers("java", jar.toString(), List.of(), List.of("-Xshare:off")));
+        assertNull(ClassDataArchive.forWorkers("java", jar.toString(), List.of(), List.of("-XX:AOTCache=x.aot")));
+        assertNotNull(ClassDataArchive.forWorkers("java", jar.toString(), List.of(), List.of()));
     }
 
     @Test
@@ -32,16 +41,17 @@ class ClassDataArchiveTest {
         System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
         try {
             final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
-            final Path b = ClassDataArchive.forWorkers(jar.toString(), List.of("-Xmx1g"), List.of()).archive();
-            assertEquals(b, ClassDataArchive.forWorkers(jar.toString(), List.of("-Xmx1g"), List.of()).archive());
-            assertNotEquals(b, ClassDataArchive.forWorkers(jar.toString(), List.of("-Xmx2g"), List.of()).archive());
+            final Path b = ClassDataArchive.forWorkers("java", jar.toString(), List.of("-Xmx1g"), List.of()).archive();
+            assertEquals(b, ClassDataArchive.forWorkers("java", jar.toString(), List.of("-Xmx1g"), List.of()).archive());
+            assertNotEquals(b, ClassDataArchive.forWorkers("java", jar.toString(), List.of("-Xmx2g"), List.of()).archive());
             Files.writeString(jar, "changed jar");
-            assertNotEquals(b, ClassDataArchive.forWorkers(jar.toString(), List.of("-Xmx1g"), List.of()).archive());
+            assertNotEquals(b, ClassDataArchive.forWorkers("java", jar.toString(), List.of("-Xmx1g"), List.of()).archive());
             assertTrue(b.startsWith(dir.resolve("cache")));
             // the first launch trains, the others neither train nor use a missing archive
-            final ClassDataArchive cds = ClassDataArchive.forWorkers(jar.toString() + File.pathSeparator, List.of(), List.of());
+            final ClassDataArchive cds = ClassDataArchive.forWorkers("java", jar.toString() + File.pathSeparator, List.of(), List.of());
             final List<String> first = cds.optionsFor(1);
-            assertTrue(first.stream().anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit=")), first.toString());
+            final String training = Runtime.version().feature() >= 25 ? "-XX:DumpLoadedClassList=" : "-XX:ArchiveClassesAtExit=";
+            assertTrue(first.stream().anyMatch(o -> o.startsWith(training)), first.toString());
             assertTrue(cds.optionsFor(2).isEmpty());
             // a trainer that crashed leaves no archive
             cds.workerExited(1, 137);
@@ -49,6 +59,55 @@ class ClassDataArchiveTest {
         } finally {
             System.clearProperty("sharray.pool.cds.dir");
         }
+    }
+
+    @Test
+    void aSecondPoolsWorkerMapsTheArchiveTheFirstPoolTrained(@TempDir Path dir) throws Exception {
+        final StringBuilder jars = new StringBuilder(); // CDS archives jars only: pack the class directories
+        int n = 0;
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            Path p = Path.of(entry);
+            if (Files.isDirectory(p)) {
+                p = jar(p, dir.resolve("cp" + n++ + ".jar"));
+            }
+            jars.append(jars.length() == 0 ? "" : File.pathSeparator).append(p);
+        }
+        final Path cache = dir.resolve("cds");
+        final List<String> cmd = new ArrayList<>();
+        cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JvmFlags.forCurrentJvm());
+        cmd.add("-Dchronicle.analytics.disable=true");
+        cmd.add("-Dsharray.pool.cds.dir=" + cache);
+        cmd.add("-cp");
+        cmd.add(jars.toString());
+        cmd.add(CdsTrainee.class.getName());
+        final Process parent = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(parent.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, parent.exitValue(), out);
+        final String archive = out.lines().filter(l -> l.startsWith("ARCHIVE ")).findFirst().orElse("ARCHIVE none").substring(8);
+        assertTrue(archive.startsWith(cache.resolve("worker-jdk" + Runtime.version().feature() + "-").toString()), out);
+        final String mapped = out.lines().filter(l -> l.startsWith("MAPPED ")).findFirst().orElse("MAPPED none");
+        assertTrue(mapped.contains(archive), "the second pool's worker did not map the archive: " + out);
+        if (Runtime.version().feature() >= 25) {
+            // a static archive replaces the JDK's default one, whose module options would not match ours
+            assertFalse(mapped.contains(System.getProperty("java.home")), "the JDK's default archive was mapped too: " + out);
+        }
+        assertTrue(out.contains("LEFTOVER 0"), "temporary training files were left: " + out);
+    }
+
+    private static Path jar(Path classes, Path jar) throws Exception {
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
+             Stream<Path> files = Files.walk(classes)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                if (Files.isRegularFile(f)) {
+                    out.putNextEntry(new JarEntry(classes.relativize(f).toString().replace(File.separatorChar, '/')));
+                    Files.copy(f, out);
+                    out.closeEntry();
+                }
+            }
+        }
+        return jar;
     }
 
     @Test

@@ -1,0 +1,60 @@
+package dev.sharray.pool;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A parent JVM for {@link ClassDataArchiveTest}, started with jars only on its classpath so that its pools
+ * use worker class-data archives: a first pool trains the archive, a second one must map it. Prints
+ * {@code ARCHIVE <file>}, {@code MAPPED <the archive files a worker maps>} and
+ * {@code LEFTOVER <temporary files left>}.
+ */
+public final class CdsTrainee {
+    private CdsTrainee() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        final Path cache = Path.of(System.getProperty("sharray.pool.cds.dir"));
+        try (ProcessPool pool = ProcessPool.create(1)) {
+            pool.map((Integer x) -> x + 1, List.of(1));
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        Path archive = null;
+        while (archive == null && System.nanoTime() < deadline) {
+            archive = find(cache, ".jsa");
+            Thread.sleep(50);
+        }
+        System.out.println("ARCHIVE " + archive);
+        if (archive == null) {
+            return;
+        }
+        try (ProcessPool pool = ProcessPool.create(1)) {
+            final List<String> mapped = pool.submit((Integer unused) -> Files.readAllLines(Path.of("/proc/self/maps")).stream()
+                .filter(l -> l.endsWith(".jsa")).map(l -> l.substring(l.lastIndexOf(' ') + 1)).distinct().toList(), 0).get();
+            System.out.println("MAPPED " + mapped);
+        }
+        long leftover;
+        do { // the background dump removes its temporary files right after renaming the archive
+            Thread.sleep(50);
+            leftover = count(cache) - 1;
+        } while (leftover > 0 && System.nanoTime() < deadline);
+        System.out.println("LEFTOVER " + leftover);
+    }
+
+    private static Path find(Path dir, String suffix) throws Exception {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(suffix)).findFirst().orElse(null);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    private static long count(Path dir) throws Exception {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.count();
+        }
+    }
+}
