@@ -276,7 +276,7 @@ final class ClassDataArchive {
             Files.writeString(argFile, sb, StandardCharsets.UTF_8);
             // the paths travel as positional parameters, never inside the script text
             final ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c",
-                "nice -n 10 \"$1\" \"@$2\" -Xshare:dump \"-XX:SharedClassListFile=$3\" \"-XX:SharedArchiveFile=$4\""
+                "n=; command -v nice >/dev/null 2>&1 && n='nice -n 10'; $n \"$1\" \"@$2\" -Xshare:dump \"-XX:SharedClassListFile=$3\" \"-XX:SharedArchiveFile=$4\""
                     + " -Xlog:cds=off -Xlog:cds+dynamic=off -Xlog:class+path=off"
                     + " && mv -f -- \"$4\" \"$5\"; rm -f -- \"$2\" \"$3\" \"$4\"",
                 "sharray-cds-dump", javaCommand, argFile.toString(), list.toString(), tmp.toString(), archive.toString());
