@@ -105,9 +105,15 @@ public final class CodecPoolBench {
                 set.backing(), (stripes + rowsPerChunk - 1) / rowsPerChunk, rowsPerChunk, pinned);
             System.out.println("local codec: " + describe(codec()) + "; JDK " + Runtime.version());
 
-            try (ProcessPool one = ProcessPool.builder().workers(1).heapSize("256m").build();
-                 ProcessPool two = ProcessPool.builder().workers(2).heapSize("256m").build()) {
-                System.out.println("worker codec: " + one.map(BACKEND, List.of(0)).get(0));
+            // workers whose hot loops are native run with C1 alone, as the CLI's ec commands start them
+            // (Workload.NATIVE_LOOPS): otherwise each worker JVM keeps compiling the per-stripe Java glue at
+            // tiers 3 and 4 for hundreds of tasks, on the two cores the coding needs; -Dtiered=full keeps it
+            final String[] workerOptions = "full".equals(System.getProperty("tiered"))
+                ? new String[0] : new String[] {"-XX:TieredStopAtLevel=1"};
+            try (ProcessPool one = ProcessPool.builder().workers(1).heapSize("256m").jvmOptions(workerOptions).build();
+                 ProcessPool two = ProcessPool.builder().workers(2).heapSize("256m").jvmOptions(workerOptions).build()) {
+                System.out.println("worker codec: " + one.map(BACKEND, List.of(0)).get(0)
+                    + (workerOptions.length == 0 ? "; full tiered JIT" : "; C1 only"));
                 // [config][round] GB/s; configs: pool of 1, pool of 2, then in this JVM (no pool) one
                 // thread and two threads: the machine's own ceiling for two cores on this memory
                 final String[] names = {"pool, 1 worker", "pool, 2 workers", "1 thread, no pool", "2 threads, no pool"};
