@@ -19,7 +19,7 @@ public final class RemoteTaskException extends RuntimeException {
      */
     public RemoteTaskException(String remoteClassName, String remoteMessage, StackTraceElement[] stackTrace,
                                RemoteTaskException cause) {
-        super(remoteMessage == null ? remoteClassName : remoteClassName + ": " + remoteMessage, cause, false, true);
+        super(remoteMessage == null ? remoteClassName : remoteClassName + ": " + remoteMessage, cause, true, true);
         this.remoteClassName = remoteClassName;
         this.remoteMessage = remoteMessage;
         setStackTrace(stackTrace);
