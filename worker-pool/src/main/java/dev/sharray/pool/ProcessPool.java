@@ -90,6 +90,7 @@ public final class ProcessPool implements AutoCloseable {
     private final ConcurrentLinkedDeque<Task> pending = new ConcurrentLinkedDeque<>();
     /** Tasks submitted and not yet completed (queued, running, or being finished). */
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicLong groupsSent = new AtomicLong();
     private final AtomicInteger spinningWaiters = new AtomicInteger();
     private final AtomicInteger state = new AtomicInteger(RUNNING);
     /** Guards reading the result rings and the {@link #workers} array's membership. */
@@ -315,6 +316,12 @@ public final class ProcessPool implements AutoCloseable {
      * shared or large arrays (those are opened and released with each task); the tasks of one call that run
      * on one worker thus share one copy of the function's values, as calls in one JVM would.
      *
+     * <p>Short tasks (well under a millisecond, as measured during the call) go to a worker several per
+     * message, so they do not each wait for a round trip through this JVM; each still gets its own result,
+     * failure and timeout (counted from when the task before it in the message was answered). A worker that
+     * dies or times out fails only the task it was running: those of its message that had not started run
+     * on another worker.
+     *
      * @param fn   the function
      * @param args the arguments
      * @param <T>  argument type
@@ -353,7 +360,9 @@ public final class ProcessPool implements AutoCloseable {
                     }
                 };
             }
-            final Task.Batch batch = new Task.Batch(args.size(), release);
+            // tasks of a call whose function the workers cache may share messages (see TaskGrouping)
+            final TaskGrouping grouping = encoded.id != 0 || encoded.mapId != 0 ? new TaskGrouping() : null;
+            final Task.Batch batch = new Task.Batch(args.size(), release, grouping);
             for (T arg : args) {
                 tasks.add(newTask(encoded, arg, config.taskTimeout, batch, sharing));
             }
@@ -363,13 +372,15 @@ public final class ProcessPool implements AutoCloseable {
         }
         for (int i = 0; i < tasks.size(); i++) {
             try {
-                enqueue(tasks.get(i));
+                // all queued before any is sent, so idle workers get groups rather than one task each
+                enqueue(tasks.get(i), i == tasks.size() - 1);
             } catch (RuntimeException e) {
                 // enqueue counted the refused task done; the rest never run: count them too, so the batch
                 // releases its pinned arrays and shared copies
                 for (int j = i + 1; j < tasks.size(); j++) {
                     tasks.get(j).batch.taskDone();
                 }
+                dispatch(); // the ones queued before it still run: close() drains them
                 throw e;
             }
         }
@@ -485,6 +496,15 @@ public final class ProcessPool implements AutoCloseable {
     }
 
     private void enqueue(Task t) {
+        enqueue(t, true);
+    }
+
+    /**
+     * Queues a task, counted in flight; hands queued tasks to idle workers when {@code dispatchNow}.
+     *
+     * @throws IllegalStateException when the pool is closed (the task is counted done)
+     */
+    private void enqueue(Task t, boolean dispatchNow) {
         // count first, check state second: close() sets the state first and then waits for the count,
         // so a task either is refused here or is drained by close()
         final int before = inFlight.getAndIncrement();
@@ -508,7 +528,9 @@ public final class ProcessPool implements AutoCloseable {
         if (before == 0 && receiverDeepParked) {
             LockSupport.unpark(receiver);
         }
-        dispatch();
+        if (dispatchNow) {
+            dispatch();
+        }
     }
 
     /** @return a task's own shutdown failure (callers add suppressed exceptions to it: none may be shared) */
@@ -541,29 +563,101 @@ public final class ProcessPool implements AutoCloseable {
                 w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
                 continue;
             }
-            t.worker = w;
-            t.deadline = t.timeout == null ? 0 : System.nanoTime() + Math.max(1, t.timeout.toNanos());
+            groupBehind(t);
+            final long now = System.nanoTime();
+            int index = 0;
+            for (Task g = t; g != null; g = g.nextInGroup) {
+                g.worker = w;
+                g.sentAt = now;
+                g.groupIndex = ++index;
+            }
+            t.deadline = t.timeout == null ? 0 : now + Math.max(1, t.timeout.toNanos());
             w.inFlight.set(t);
             boolean sent;
             try {
                 sent = w.send(t);
             } catch (RuntimeException | Error e) {
-                // the message could not be encoded (e.g. out of memory for a huge one): fail this task only
+                // the message could not be encoded (e.g. out of memory for a huge one): fail its tasks only
                 if (w.inFlight.compareAndSet(t, null)) {
                     w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
-                    t.error = e;
-                    finish(t);
+                    for (Task g = t; g != null; ) {
+                        final Task next = g.nextInGroup;
+                        g.nextInGroup = null;
+                        g.error = e;
+                        finish(g);
+                        g = next;
+                    }
                 }
                 continue;
             }
             if (!sent && w.inFlight.compareAndSet(t, null)) {
-                // the worker died before taking it: the task never ran, so it may run elsewhere
-                pending.offerFirst(t);
+                // the worker died before taking them: the tasks never ran, so they may run elsewhere
+                requeueUnstarted(t);
                 if (state.get() == CLOSED) {
-                    cancelPending(); // stop() may have drained the queue before this offer
+                    cancelPending();
                 }
+            } else if (sent && t.nextInGroup != null) {
+                groupsSent.incrementAndGet();
             }
         }
+    }
+
+    /**
+     * Chains queued tasks of {@code head}'s map call behind it, as many as its {@link TaskGrouping} says, so
+     * they go to the worker in one message. Stops at a task of another call, which goes back to the queue.
+     */
+    private void groupBehind(Task head) {
+        final Task.Batch call = head.batch;
+        if (call.grouping == null || head.arg.length > TaskGrouping.MAX_ARG_BYTES) {
+            return;
+        }
+        final int size = call.grouping.size(call.remaining(), workers.length);
+        Task tail = head;
+        long bytes = head.arg.length;
+        for (int n = 1; n < size; ) {
+            final Task t = pending.poll();
+            if (t == null) {
+                break;
+            }
+            if (t.future.isDone()) {
+                finishUnsent(t); // cancelled by the caller while queued
+                continue;
+            }
+            if (t.batch != call || t.arg.length > TaskGrouping.MAX_ARG_BYTES
+                || bytes + t.arg.length > TaskGrouping.MAX_GROUP_BYTES) {
+                pending.offerFirst(t);
+                break;
+            }
+            tail.nextInGroup = t;
+            tail = t;
+            bytes += t.arg.length;
+            n++;
+        }
+    }
+
+    /**
+     * Puts tasks that were sent but never started (a group's tasks behind the one running when its worker
+     * died, timed out or never took the message) back at the head of the queue, in their order.
+     */
+    private void requeueUnstarted(Task first) {
+        final List<Task> tasks = new ArrayList<>();
+        for (Task t = first; t != null; ) {
+            final Task next = t.nextInGroup;
+            t.nextInGroup = null;
+            t.worker = null;
+            t.deadline = 0;
+            tasks.add(t);
+            t = next;
+        }
+        for (int i = tasks.size() - 1; i >= 0; i--) {
+            pending.offerFirst(tasks.get(i));
+        }
+        // the caller, out of the pump lock, cancels them if shutdownNow() drained the queue before these offers
+    }
+
+    /** @return how many messages carried more than one task, since the pool started (for tests) */
+    long groupsSent() {
+        return groupsSent.get();
     }
 
     private Worker claimIdleWorker() {
@@ -728,6 +822,9 @@ public final class ProcessPool implements AutoCloseable {
         }
         if (done != null) {
             finishAll(done);
+            if (state.get() == CLOSED && !pending.isEmpty()) {
+                cancelPending(); // a timed-out task's group was requeued after shutdownNow() drained the queue
+            }
         }
         return work;
     }
@@ -771,8 +868,11 @@ public final class ProcessPool implements AutoCloseable {
             if (t != null && t.deadline != 0 && now - t.deadline > 0 && w.inFlight.compareAndSet(t, null)) {
                 w.state.set(Worker.KILLED);
                 t.error = new TaskTimeoutException(t.timeout, w.id);
+                final Task unstarted = t.nextInGroup;
+                t.nextInGroup = null;
                 pushDone(t);
                 w.process.destroyForcibly();
+                requeueUnstarted(unstarted); // dispatched to the other workers once this task is finished
             }
         }
     }
@@ -786,8 +886,22 @@ public final class ProcessPool implements AutoCloseable {
         }
         final long taskId = buffer.getLong(offset + 1, ByteOrder.LITTLE_ENDIAN);
         final Task t = w.inFlight.get();
-        if (t == null || t.id != taskId || !w.inFlight.compareAndSet(t, null)) {
+        if (t == null || t.id != taskId) {
             return; // the answer to a task that already timed out
+        }
+        // the next task of its group starts now: its deadline counts from here
+        final Task next = t.nextInGroup;
+        final long now = System.nanoTime();
+        if (next != null) {
+            next.deadline = next.timeout == null ? 0 : now + Math.max(1, next.timeout.toNanos());
+        }
+        if (!w.inFlight.compareAndSet(t, next)) {
+            return;
+        }
+        t.nextInGroup = null;
+        if (next == null && t.batch.grouping != null) {
+            // a whole message answered: its time per task, the parent's own delays spread over the group
+            t.batch.grouping.answered((now - t.sentAt) / t.groupIndex);
         }
         try {
             resultReader.wrap(buffer, offset + Protocol.RESULT_HEADER, length - Protocol.RESULT_HEADER, resultArrays);
@@ -811,7 +925,9 @@ public final class ProcessPool implements AutoCloseable {
         }
         t.resultHoldsArrays = buffer.getByte(offset + 10) != 0;
         resultReader.wrap(ScratchBuffers.EMPTY, 0, 0, null); // the message's buffer may be a large reassembly
-        w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
+        if (next == null) {
+            w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
+        }
         pushDone(t);
     }
 
@@ -908,11 +1024,21 @@ public final class ProcessPool implements AutoCloseable {
             pollWorker(w, Integer.MAX_VALUE);
             removeWorker(w);
             lost = w.inFlight.getAndSet(null);
+            if (lost != null) {
+                // the tasks grouped behind the one it was running never started: they run elsewhere
+                final Task unstarted = lost.nextInGroup;
+                lost.nextInGroup = null;
+                requeueUnstarted(unstarted);
+            }
             done = takeDone();
         } finally {
             pumpLock.unlock();
         }
         w.unmap();
+        if (state.get() == CLOSED) {
+            cancelPending();
+        }
+        dispatch();
         launcher.workerExited(w.id, exitCode(w.process));
         if (done != null) {
             finishAll(done);
@@ -1114,10 +1240,12 @@ public final class ProcessPool implements AutoCloseable {
             try {
                 workers = new Worker[0];
                 for (Worker w : all) {
-                    final Task t = w.inFlight.getAndSet(null);
-                    if (t != null) {
+                    for (Task t = w.inFlight.getAndSet(null); t != null; ) {
+                        final Task next = t.nextInGroup;
+                        t.nextInGroup = null;
                         t.error = shutDown();
                         pushDone(t);
+                        t = next;
                     }
                 }
             } finally {

@@ -8,6 +8,8 @@ package dev.sharray.pool;
  * parent → worker
  *   TASK     kind, taskId:long, fnMode:byte, fnId:int, [fnLength:int fnBytes] (INLINE, DEFINE, MAP_DEFINE),
  *            argument value
+ *   TASKS    kind, count:int (at least 2), fnMode:byte (not INLINE), fnId:int, [fnLength:int fnBytes],
+ *            then count times: taskId:long, argLength:int, argument value; run in order, one RESULT each
  *   RELEASE  kind, taskId:long      the parent has opened the arrays of that task's result
  *   STOP     kind                   finish and exit
  *   FORGET   kind, mapId:long       that map call is over: drop its cached function
@@ -21,6 +23,7 @@ final class Protocol {
     static final byte RELEASE = 2;
     static final byte STOP = 3;
     static final byte FORGET = 4;
+    static final byte TASKS = 5;
     static final byte HELLO = 10;
     static final byte RESULT = 11;
 
@@ -44,6 +47,10 @@ final class Protocol {
     /** Offset of the argument / fn section after kind and taskId. */
     static final int TASK_HEADER = 1 + 8;
     static final int RESULT_HEADER = 1 + 8 + 1 + 1;
+    /** Offset of the fn section of a TASKS message, after kind and count. */
+    static final int TASKS_HEADER = 1 + 4;
+    /** Per task of a TASKS message, before its argument: taskId and argLength. */
+    static final int GROUPED_TASK_HEADER = 8 + 4;
 
     private Protocol() {
     }

@@ -18,8 +18,14 @@ final class Task {
     final Duration timeout;
     final Batch batch;
 
-    /** System.nanoTime() deadline once sent, 0 for none. */
+    /** System.nanoTime() deadline once started, 0 for none. */
     long deadline;
+    /** System.nanoTime() when its message was sent. */
+    long sentAt;
+    /** Its place in its message, from 1 (a task sent alone is 1). */
+    int groupIndex;
+    /** The next task of the same TASKS message, run by the worker after this one (see {@link TaskGrouping}). */
+    Task nextInGroup;
     Worker worker;
     Object result;
     Throwable error;
@@ -45,10 +51,22 @@ final class Task {
     static final class Batch {
         private final AtomicInteger remaining;
         private final Runnable release;
+        /** How the call's queued tasks may share messages, or {@code null} when each goes alone. */
+        final TaskGrouping grouping;
 
         Batch(int tasks, Runnable release) {
+            this(tasks, release, null);
+        }
+
+        Batch(int tasks, Runnable release, TaskGrouping grouping) {
             this.remaining = new AtomicInteger(tasks);
             this.release = release;
+            this.grouping = grouping;
+        }
+
+        /** @return tasks of the group not yet done */
+        int remaining() {
+            return remaining.get();
         }
 
         void taskDone() {

@@ -64,9 +64,10 @@ final class Worker {
     }
 
     /**
-     * Sends a task to this (claimed) worker. A message that fits one ring record is encoded straight into
-     * the ring (the argument bytes are copied once, from the task into the ring); a longer one is staged in
-     * {@link #sendBuffer} and fragmented.
+     * Sends a task to this (claimed) worker, with the tasks chained behind it by {@link Task#nextInGroup} in
+     * the same message. A message that fits one ring record is encoded straight into the ring (the argument
+     * bytes are copied once, from the task into the ring); a longer one is staged in {@link #sendBuffer} and
+     * fragmented.
      *
      * @return false when the worker died or is stopping: the message may be incomplete
      */
@@ -77,14 +78,14 @@ final class Worker {
                 return false;
             }
             final byte mode = functionMode(t.fn);
-            final long length = taskLength(t, mode);
+            final long length = t.nextInGroup == null ? taskLength(t, mode) : groupLength(t, mode);
             if (length <= writer.maxWhole()) {
                 final int at = writer.claim((int) length, keepSending);
                 if (at < 0) {
                     return false;
                 }
                 try {
-                    encodeTask(writer.claimed(), at, t, mode);
+                    encode(writer.claimed(), at, t, mode);
                 } catch (RuntimeException | Error e) {
                     writer.abort(at); // never publish half a message
                     throw e;
@@ -97,7 +98,7 @@ final class Worker {
             if (length > Integer.MAX_VALUE - 16) {
                 throw new IllegalArgumentException("task message of " + length + " bytes is over the 2 GiB limit");
             }
-            final int n = encodeTask(sendBuffer, 0, t, mode);
+            final int n = encode(sendBuffer, 0, t, mode);
             final boolean sent = writer.write(sendBuffer, 0, n, keepSending);
             sendBuffer = ScratchBuffers.trimmed(sendBuffer, 256);
             if (!sent) {
@@ -109,6 +110,10 @@ final class Worker {
         } finally {
             sendLock.unlock();
         }
+    }
+
+    private static int encode(MutableDirectBuffer b, int offset, Task t, byte mode) {
+        return t.nextInGroup == null ? encodeTask(b, offset, t, mode) : encodeGroup(b, offset, t, mode);
     }
 
     /**
@@ -158,16 +163,50 @@ final class Worker {
 
     /** The length of {@code t}'s TASK message when its function goes as {@code mode}; long, so a sum past 2 GiB shows. */
     static long taskLength(Task t, byte mode) {
-        final long fnPart = mode == Protocol.FN_REF || mode == Protocol.FN_MAP_REF ? 5 : 9L + t.fn.bytes.length;
-        return Protocol.TASK_HEADER + fnPart + t.arg.length;
+        return Protocol.TASK_HEADER + fnSectionLength(t, mode) + t.arg.length;
+    }
+
+    /** The length of the TASKS message of the group headed by {@code head}. */
+    static long groupLength(Task head, byte mode) {
+        long length = Protocol.TASKS_HEADER + fnSectionLength(head, mode);
+        for (Task t = head; t != null; t = t.nextInGroup) {
+            length += Protocol.GROUPED_TASK_HEADER + t.arg.length;
+        }
+        return length;
+    }
+
+    private static long fnSectionLength(Task t, byte mode) {
+        return mode == Protocol.FN_REF || mode == Protocol.FN_MAP_REF ? 5 : 9L + t.fn.bytes.length;
     }
 
     /** Writes {@code t}'s TASK message at {@code offset} (layout in {@link Protocol}); returns its length. */
     private static int encodeTask(MutableDirectBuffer b, int offset, Task t, byte mode) {
         b.putByte(offset, Protocol.TASK);
         b.putLong(offset + 1, t.id, ByteOrder.LITTLE_ENDIAN);
-        int pos = offset + Protocol.TASK_HEADER;
-        final FunctionCodec.Encoded fn = t.fn;
+        int pos = encodeFunction(b, offset + Protocol.TASK_HEADER, t.fn, mode);
+        b.putBytes(pos, t.arg);
+        pos += t.arg.length;
+        return pos - offset;
+    }
+
+    /** Writes the TASKS message of the group headed by {@code head} (all of one map call: one function). */
+    private static int encodeGroup(MutableDirectBuffer b, int offset, Task head, byte mode) {
+        b.putByte(offset, Protocol.TASKS);
+        int count = 0;
+        int pos = encodeFunction(b, offset + Protocol.TASKS_HEADER, head.fn, mode);
+        for (Task t = head; t != null; t = t.nextInGroup) {
+            b.putLong(pos, t.id, ByteOrder.LITTLE_ENDIAN);
+            b.putInt(pos + 8, t.arg.length, ByteOrder.LITTLE_ENDIAN);
+            b.putBytes(pos + Protocol.GROUPED_TASK_HEADER, t.arg);
+            pos += Protocol.GROUPED_TASK_HEADER + t.arg.length;
+            count++;
+        }
+        b.putInt(offset + 1, count, ByteOrder.LITTLE_ENDIAN);
+        return pos - offset;
+    }
+
+    /** Writes the fn section (mode, id, and the bytes unless the worker has them); returns where it ends. */
+    private static int encodeFunction(MutableDirectBuffer b, int pos, FunctionCodec.Encoded fn, byte mode) {
         final boolean forMap = mode == Protocol.FN_MAP_DEFINE || mode == Protocol.FN_MAP_REF;
         b.putByte(pos, mode);
         b.putInt(pos + 1, forMap ? fn.mapId : fn.id, ByteOrder.LITTLE_ENDIAN);
@@ -177,9 +216,7 @@ final class Worker {
             b.putBytes(pos + 4, fn.bytes);
             pos += 4 + fn.bytes.length;
         }
-        b.putBytes(pos, t.arg);
-        pos += t.arg.length;
-        return pos - offset;
+        return pos;
     }
 
     /** Sends a one-field control message (RELEASE, STOP, FORGET); false when the worker is gone. */

@@ -12,8 +12,9 @@ import java.nio.ByteOrder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The worker's single thread: reads one task at a time from the parent's ring, runs it, writes the
- * result. Decoding happens in place in the ring's memory; the task runs after the read returns.
+ * The worker's single thread: reads one task (or one group of a map call's tasks) at a time from the
+ * parent's ring, runs it, writes the result (one per task). A single task is decoded in place in the ring's
+ * memory, a group is copied out first; tasks run after the read returns.
  */
 final class WorkerLoop {
     /** Idle this long, the worker sleeps until the parent rings its doorbell instead of polling. */
@@ -43,6 +44,10 @@ final class WorkerLoop {
 
     private boolean stopped;
     private boolean taskReady;
+    /** A TASKS message copied out of the ring, to run after the read returns. */
+    private ExpandableArrayBuffer group = new ExpandableArrayBuffer(4096);
+    private int groupLength;
+    private boolean groupReady;
     private long taskId;
     private RemoteFunction<Object, Object> fn;
     private Object arg;
@@ -78,6 +83,10 @@ final class WorkerLoop {
             if (taskReady) {
                 taskReady = false;
                 runTask();
+                idler.reset();
+            } else if (groupReady) {
+                groupReady = false;
+                runGroup();
                 idler.reset();
             } else {
                 if (n == 0) {
@@ -147,6 +156,9 @@ final class WorkerLoop {
             case Protocol.TASK:
                 onTask(buffer, offset, length);
                 break;
+            case Protocol.TASKS:
+                onTaskGroup(buffer, offset, length);
+                break;
             case Protocol.RELEASE:
                 if (length != 9) {
                     System.err.println("sharray worker: protocol error: release message of " + length + " bytes");
@@ -171,7 +183,6 @@ final class WorkerLoop {
         }
     }
 
-    @SuppressWarnings("unchecked")
     private void onTask(DirectBuffer buffer, int offset, int length) {
         taskReady = true;
         fn = null;
@@ -185,46 +196,139 @@ final class WorkerLoop {
         try {
             arrays.beginTask();
             valueReader.wrap(buffer, offset + Protocol.TASK_HEADER, length - Protocol.TASK_HEADER, arrays.opening());
-            final byte mode = valueReader.readByte();
-            final int fnId = valueReader.readInt();
-            if (mode == Protocol.FN_REF) {
-                final Object entry = functions.get(fnId);
-                if (entry == null) {
-                    throw new MalformedDataException("unknown function id " + fnId);
-                }
-                fn = cachedFunctionOrThrow(entry);
-            } else if (mode == Protocol.FN_MAP_REF) {
-                fn = cachedMapFunction(fnId);
-            } else if (mode == Protocol.FN_MAP_DEFINE) {
-                fn = defineMapFunction(fnId, buffer, offset + length);
-            } else if (mode == Protocol.FN_INLINE || mode == Protocol.FN_DEFINE) {
-                final int fnLength = valueReader.readCount(1);
-                final int at = valueReader.position();
-                try {
-                    fn = (RemoteFunction<Object, Object>) FunctionCodec.decode(buffer, at, fnLength, reducers, arrays.opening());
-                } catch (Throwable e) {
-                    if (mode == Protocol.FN_DEFINE) {
-                        functions.put(fnId, e); // the parent now refers to it by id only: later tasks get this cause
-                    }
-                    throw e;
-                }
-                valueReader.wrap(buffer, at + fnLength, offset + length - at - fnLength, arrays.opening());
-                if (mode == Protocol.FN_DEFINE) {
-                    functions.put(fnId, fn);
-                }
-            } else {
-                throw new MalformedDataException("unknown function mode " + mode);
-            }
-            // a function declared on NdArray / SharedArray / Object gets a large heap array as the shared
-            // copy the parent made (no copy back to the heap); one declared on double[] or HeapArray gets
-            // its own type, rebuilt on the heap
-            arg = FunctionCodec.takesSharedArray(fn) ? valueReader.readValueKeepingShared() : valueReader.readValue();
-            if (valueReader.remaining() != 0) {
-                throw new MalformedDataException(valueReader.remaining() + " bytes trail the task argument");
-            }
+            fn = readFunction(buffer, offset + length);
+            arg = readArgument();
         } catch (Throwable t) {
             decodeError = t;
         }
+    }
+
+    /**
+     * A group of tasks of one map call (layout in {@link Protocol}): copied out of the ring, so the group's
+     * tasks run after the read returns, as a single task does. A malformed frame ends the worker, as any
+     * corrupt transport does.
+     */
+    private void onTaskGroup(DirectBuffer buffer, int offset, int length) {
+        final int count = length < Protocol.TASKS_HEADER + 5 ? 0 : buffer.getInt(offset + 1, ByteOrder.LITTLE_ENDIAN);
+        if (count < 2) {
+            System.err.println("sharray worker: protocol error: task group of " + length + " bytes, count " + count);
+            System.exit(70);
+        }
+        group.putBytes(0, buffer, offset, length);
+        groupLength = length;
+        groupReady = true;
+    }
+
+    /**
+     * Runs the tasks of the group read last, in order, each with its own arrays and its own result. Its
+     * function is decoded once; when that fails, every task of the group fails with the cause.
+     */
+    private void runGroup() {
+        final int end = groupLength;
+        final int count = group.getInt(1, ByteOrder.LITTLE_ENDIAN);
+        final int fnAt = Protocol.TASKS_HEADER;
+        final byte mode = group.getByte(fnAt);
+        final boolean fnBytesFollow = mode == Protocol.FN_DEFINE || mode == Protocol.FN_MAP_DEFINE;
+        final long tasksAt = fnAt + 5L + (fnBytesFollow && fnAt + 9 <= end ? 4L + group.getInt(fnAt + 5, ByteOrder.LITTLE_ENDIAN) : 0);
+        if (mode == Protocol.FN_INLINE || (fnBytesFollow && fnAt + 9 > end) || tasksAt < fnAt + 5 || tasksAt > end) {
+            System.err.println("sharray worker: protocol error: task group with a malformed function section");
+            System.exit(70);
+        }
+        RemoteFunction<Object, Object> groupFn = null;
+        Throwable fnError = null;
+        try {
+            arrays.beginTask();
+            valueReader.wrap(group, fnAt, (int) tasksAt - fnAt, arrays.opening());
+            groupFn = readFunction(group, (int) tasksAt);
+        } catch (Throwable t) {
+            fnError = t;
+        }
+        int pos = (int) tasksAt;
+        for (int i = 0; i < count; i++) {
+            if (end - pos < Protocol.GROUPED_TASK_HEADER) {
+                System.err.println("sharray worker: protocol error: task group ends after " + i + " of " + count + " tasks");
+                System.exit(70);
+            }
+            final int argLength = group.getInt(pos + 8, ByteOrder.LITTLE_ENDIAN);
+            if (argLength < 0 || argLength > end - pos - Protocol.GROUPED_TASK_HEADER) {
+                System.err.println("sharray worker: protocol error: task " + i + " of a group has " + argLength
+                    + " argument bytes");
+                System.exit(70);
+            }
+            taskId = group.getLong(pos, ByteOrder.LITTLE_ENDIAN);
+            fn = groupFn;
+            arg = null;
+            decodeError = fnError;
+            if (fnError == null) {
+                try {
+                    arrays.beginTask();
+                    valueReader.wrap(group, pos + Protocol.GROUPED_TASK_HEADER, argLength, arrays.opening());
+                    arg = readArgument();
+                } catch (Throwable t) {
+                    decodeError = t;
+                }
+            }
+            runTask();
+            pos += Protocol.GROUPED_TASK_HEADER + argLength;
+        }
+        if (pos != end) {
+            System.err.println("sharray worker: protocol error: " + (end - pos) + " bytes trail a task group");
+            System.exit(70);
+        }
+        group = ScratchBuffers.trimmed(group, 4096);
+    }
+
+    /**
+     * Reads a task's fn section from {@link #valueReader}, which is left at the argument.
+     *
+     * @param end where the message ends in {@code buffer}
+     */
+    @SuppressWarnings("unchecked")
+    private RemoteFunction<Object, Object> readFunction(DirectBuffer buffer, int end) {
+        final RemoteFunction<Object, Object> fn;
+        final byte mode = valueReader.readByte();
+        final int fnId = valueReader.readInt();
+        if (mode == Protocol.FN_REF) {
+            final Object entry = functions.get(fnId);
+            if (entry == null) {
+                throw new MalformedDataException("unknown function id " + fnId);
+            }
+            fn = cachedFunctionOrThrow(entry);
+        } else if (mode == Protocol.FN_MAP_REF) {
+            fn = cachedMapFunction(fnId);
+        } else if (mode == Protocol.FN_MAP_DEFINE) {
+            fn = defineMapFunction(fnId, buffer, end);
+        } else if (mode == Protocol.FN_INLINE || mode == Protocol.FN_DEFINE) {
+            final int fnLength = valueReader.readCount(1);
+            final int at = valueReader.position();
+            try {
+                fn = (RemoteFunction<Object, Object>) FunctionCodec.decode(buffer, at, fnLength, reducers, arrays.opening());
+            } catch (Throwable e) {
+                if (mode == Protocol.FN_DEFINE) {
+                    functions.put(fnId, e); // the parent now refers to it by id only: later tasks get this cause
+                }
+                throw e;
+            }
+            valueReader.wrap(buffer, at + fnLength, end - at - fnLength, arrays.opening());
+            if (mode == Protocol.FN_DEFINE) {
+                functions.put(fnId, fn);
+            }
+        } else {
+            throw new MalformedDataException("unknown function mode " + mode);
+        }
+        return fn;
+    }
+
+    /** Reads the task's argument, the rest of {@link #valueReader}, for the function {@link #fn}. */
+    private Object readArgument() {
+        // a function declared on NdArray / SharedArray / Object gets a large heap array as the shared
+        // copy the parent made (no copy back to the heap); one declared on double[] or HeapArray gets
+        // its own type, rebuilt on the heap
+        final Object value = FunctionCodec.takesSharedArray(fn) ? valueReader.readValueKeepingShared() : valueReader.readValue();
+        if (valueReader.remaining() != 0) {
+            throw new MalformedDataException(valueReader.remaining() + " bytes trail the task argument");
+        }
+        return value;
     }
 
     /**

@@ -1,0 +1,56 @@
+package dev.sharray.pool;
+
+/**
+ * How many queued tasks of one {@code map} call a worker gets in one message. A task alone costs a round
+ * trip through the parent (its result must arrive before the worker's next task is sent), several
+ * microseconds on a small machine: for tiny tasks that is most of the cost, as joblib's auto-batching
+ * found for Python. A group is sized from the call's measured time per task so it runs for about
+ * {@link #TARGET_NANOS}, and to at most an eighth of a worker's share of the tasks left, so the call's end
+ * stays balanced. Tasks that take longer than the target, and all tasks until the first answer, go alone.
+ * The time per task is measured per message, from its sending to its last answer: the parent's own
+ * delays in seeing answers (a descheduled thread, a burst of results read at once) are spread over the
+ * group instead of inflating single tasks. The worker runs a group's tasks one after the other and
+ * answers each on its own.
+ */
+final class TaskGrouping {
+    /**
+     * About how long a group runs: long enough to amortise a round trip and the parent's delays in seeing
+     * answers (up to a scheduler slice on a busy machine), short enough to keep the call's end balanced.
+     */
+    static final long TARGET_NANOS = 1_000_000;
+    /** The most tasks in one message. */
+    static final int MAX_TASKS = 256;
+    /** Tasks with a larger encoded argument go alone (big arguments are not what grouping is for). */
+    static final int MAX_ARG_BYTES = 4096;
+    /** The most argument bytes in one message, so a group fits one ring record. */
+    static final int MAX_GROUP_BYTES = 64 * 1024;
+
+    /** Moving mean of the call's task times in nanoseconds, 0 before the first answer. */
+    private volatile long meanNanos;
+
+    /**
+     * A message of the call was answered in full (pump lock held: one writer).
+     *
+     * @param nanos its time from sending to its last answer, divided by its task count
+     */
+    void answered(long nanos) {
+        final long n = Math.max(1, nanos);
+        final long m = meanNanos;
+        meanNanos = m == 0 ? n : m + (n - m) / 8;
+    }
+
+    /**
+     * @param remaining the call's tasks not yet done
+     * @param workers   the pool's workers
+     * @return how many tasks the next message should carry, at least 1
+     */
+    int size(int remaining, int workers) {
+        final long m = meanNanos;
+        if (m == 0) {
+            return 1;
+        }
+        final long byTime = TARGET_NANOS / m;
+        final long byBalance = remaining / (8L * Math.max(1, workers));
+        return (int) Math.max(1, Math.min(MAX_TASKS, Math.min(byTime, byBalance)));
+    }
+}
