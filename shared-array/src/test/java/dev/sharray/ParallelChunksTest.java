@@ -110,7 +110,8 @@ class ParallelChunksTest {
                 }
             }
         });
-        assertTrue(threads.size() >= 2, "chunks ran on " + threads);
+        // the helper may even take every chunk before the caller claims one (a descheduled caller)
+        assertTrue(threads.stream().anyMatch(t -> t != caller), "chunks ran on " + threads);
     }
 
     @Test
