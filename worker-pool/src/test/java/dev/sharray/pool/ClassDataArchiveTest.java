@@ -3,15 +3,11 @@ package dev.sharray.pool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.sharray.JvmFlags;
-
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.attribute.FileTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
@@ -73,14 +69,7 @@ class ClassDataArchiveTest {
             jars.append(jars.length() == 0 ? "" : File.pathSeparator).append(p);
         }
         final Path cache = dir.resolve("cds");
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(JvmFlags.forCurrentJvm());
-        cmd.add("-Dchronicle.analytics.disable=true");
-        cmd.add("-Dsharray.pool.cds.dir=" + cache);
-        cmd.add("-cp");
-        cmd.add(jars.toString());
-        cmd.add(CdsTrainee.class.getName());
+        final List<String> cmd = ChildJvmCommand.of(jars.toString(), List.of("sharray.pool.cds.dir=" + cache), CdsTrainee.class);
         final Process parent = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(parent.waitFor(120, TimeUnit.SECONDS));

@@ -1,6 +1,5 @@
 package dev.sharray.pool;
 
-import dev.sharray.JvmFlags;
 import dev.sharray.SharedArrays;
 import org.junit.jupiter.api.Test;
 
@@ -8,7 +7,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,13 +39,7 @@ class ParentDeathTest {
 
     @Test
     void workersExitWithin2sOfParentKill9AndTheReaperCleansUp() throws Exception {
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(JvmFlags.forCurrentJvm());
-        cmd.add("-Dchronicle.analytics.disable=true");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(OrphanParent.class.getName());
+        final List<String> cmd = ChildJvmCommand.of(System.getProperty("java.class.path"), List.of(), OrphanParent.class);
         final Process parent = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         try {
             final BufferedReader out = new BufferedReader(new InputStreamReader(parent.getInputStream()));

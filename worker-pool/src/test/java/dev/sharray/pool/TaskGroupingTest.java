@@ -1,6 +1,5 @@
 package dev.sharray.pool;
 
-import dev.sharray.JvmFlags;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -9,7 +8,6 @@ import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -150,15 +148,8 @@ class TaskGroupingTest {
         throws IOException, InterruptedException {
         final Path ringPath = dir.resolve(name + ".ring");
         try (RingFile rings = RingFile.create(ringPath, 4096)) {
-            final List<String> cmd = new ArrayList<>();
-            cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-            cmd.addAll(JvmFlags.forCurrentJvm());
-            cmd.add("-Dchronicle.analytics.disable=true");
-            cmd.add("-cp");
-            cmd.add(System.getProperty("java.class.path"));
-            cmd.add(WorkerMain.class.getName());
-            cmd.addAll(List.of(ringPath.toString(), dir.resolve(name + ".bell").toString(), "1",
-                Long.toString(ProcessHandle.current().pid())));
+            final List<String> cmd = ChildJvmCommand.of(System.getProperty("java.class.path"), List.of(), WorkerMain.class,
+                ringPath.toString(), dir.resolve(name + ".bell").toString(), "1", Long.toString(ProcessHandle.current().pid()));
             final Process worker = new ProcessBuilder(cmd).start();
             try {
                 new Frames.Writer(rings.toWorker()).write(frame, 0, frame.capacity(), () -> true);
