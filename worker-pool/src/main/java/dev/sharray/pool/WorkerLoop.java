@@ -234,6 +234,7 @@ final class WorkerLoop {
             System.err.println("sharray worker: protocol error: task group with a malformed function section");
             System.exit(70);
         }
+        checkGroupFraming((int) tasksAt, end, count);
         RemoteFunction<Object, Object> groupFn = null;
         Throwable fnError = null;
         try {
@@ -245,6 +246,32 @@ final class WorkerLoop {
         }
         int pos = (int) tasksAt;
         for (int i = 0; i < count; i++) {
+            final int argLength = group.getInt(pos + 8, ByteOrder.LITTLE_ENDIAN);
+            taskId = group.getLong(pos, ByteOrder.LITTLE_ENDIAN);
+            fn = groupFn;
+            arg = null;
+            decodeError = fnError;
+            arrays.beginTask();
+            if (fnError == null) {
+                try {
+                    valueReader.wrap(group, pos + Protocol.GROUPED_TASK_HEADER, argLength, arrays.opening());
+                    arg = readArgument();
+                } catch (Throwable t) {
+                    decodeError = t;
+                }
+            }
+            runTask();
+            pos += Protocol.GROUPED_TASK_HEADER + argLength;
+        }
+        group = ScratchBuffers.trimmed(group, 4096);
+    }
+
+    /**
+     * Checks that the group's {@code count} tasks, from {@code pos}, exactly fill the message before any of
+     * them runs: a malformed frame ends the worker with nothing half done.
+     */
+    private void checkGroupFraming(int pos, int end, int count) {
+        for (int i = 0; i < count; i++) {
             if (end - pos < Protocol.GROUPED_TASK_HEADER) {
                 System.err.println("sharray worker: protocol error: task group ends after " + i + " of " + count + " tasks");
                 System.exit(70);
@@ -255,27 +282,12 @@ final class WorkerLoop {
                     + " argument bytes");
                 System.exit(70);
             }
-            taskId = group.getLong(pos, ByteOrder.LITTLE_ENDIAN);
-            fn = groupFn;
-            arg = null;
-            decodeError = fnError;
-            if (fnError == null) {
-                try {
-                    arrays.beginTask();
-                    valueReader.wrap(group, pos + Protocol.GROUPED_TASK_HEADER, argLength, arrays.opening());
-                    arg = readArgument();
-                } catch (Throwable t) {
-                    decodeError = t;
-                }
-            }
-            runTask();
             pos += Protocol.GROUPED_TASK_HEADER + argLength;
         }
         if (pos != end) {
             System.err.println("sharray worker: protocol error: " + (end - pos) + " bytes trail a task group");
             System.exit(70);
         }
-        group = ScratchBuffers.trimmed(group, 4096);
     }
 
     /**

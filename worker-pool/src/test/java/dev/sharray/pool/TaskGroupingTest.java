@@ -121,6 +121,9 @@ class TaskGroupingTest {
         // a function section claiming more bytes than the message has
         assertProtocolError(dir, "fn", group(2, new byte[] {Protocol.FN_MAP_DEFINE, 7, 0, 0, 0, (byte) 0xff, (byte) 0xff, 0, 0}),
             "malformed function section");
+        // bytes after the last task
+        assertProtocolError(dir, "trail", group(2, new byte[] {Protocol.FN_MAP_REF, 7, 0, 0, 0}, 1L, 0, new byte[0], 2L, 0,
+            new byte[0], 0L, 0, new byte[0]), "bytes trail a task group");
         // fewer tasks than the count says
         assertProtocolError(dir, "short", group(3, new byte[] {Protocol.FN_MAP_REF, 7, 0, 0, 0}, 1L, 0, new byte[0]),
             "task group ends after");
