@@ -31,7 +31,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *   at dump time too.</li>
  * </ul>
  * Either way the archive is written under a private temporary name and renamed into place atomically, so
- * concurrent pools never see a partial archive.
+ * concurrent pools never see a partial archive. When a trainer that exited normally leaves no archive, or
+ * the dump fails, a {@code .failed} marker stops further attempts for this configuration for a day.
  *
  * <p>Off when the classpath holds a directory (CDS archives jars only: test runs from
  * {@code target/classes}), when the user passes CDS options, or with {@code -Dsharray.pool.cds=false}.
@@ -42,6 +43,11 @@ final class ClassDataArchive {
     private static final boolean STATIC_ARCHIVE = Runtime.version().feature() >= 25;
     /** A training younger than this is taken to be in progress elsewhere: no second trainer meanwhile. */
     private static final long TRAINING_GRACE_MILLIS = 120_000;
+    /**
+     * After a worker that exited normally left no archive (or the static dump failed), no pool trains this
+     * configuration again for this long: each attempt costs a worker's class list and a second of dumping.
+     */
+    static final long FAILED_RETRY_MILLIS = 24 * 3_600_000L;
     private final Path archive;
     private final String javaCommand;
     private final List<String> workerArgs;
@@ -138,6 +144,8 @@ final class ClassDataArchive {
                     archives.add(p);
                 } else if (n.contains(".jsa.tmp-") && now - Files.getLastModifiedTime(p).toMillis() > STALE_TMP_MILLIS) {
                     Files.deleteIfExists(p);
+                } else if (n.endsWith(".jsa.failed") && now - Files.getLastModifiedTime(p).toMillis() > FAILED_RETRY_MILLIS) {
+                    Files.deleteIfExists(p);
                 }
             }
             archives.sort(java.util.Comparator.comparingLong(ClassDataArchive::modified).reversed());
@@ -184,7 +192,7 @@ final class ClassDataArchive {
         if (Files.isRegularFile(archive)) {
             opts.add("-XX:SharedArchiveFile=" + archive);
             opts.add("-Xshare:auto");
-        } else if (trainer < 0 && !trainingUnderWay()) {
+        } else if (trainer < 0 && !trainingUnderWay() && !failedRecently()) {
             try {
                 Files.createDirectories(archive.getParent(),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -218,6 +226,35 @@ final class ClassDataArchive {
         }
     }
 
+    /** @return how many temporary files of this archive's training are in the cache folder (for tests) */
+    long trainingFiles() {
+        final String prefix = archive.getFileName() + ".tmp-";
+        try (java.util.stream.Stream<Path> files = Files.list(archive.getParent())) {
+            return files.filter(p -> p.getFileName().toString().startsWith(prefix)).count();
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /** @return the marker of a failed training of this archive */
+    Path failedMarker() {
+        return archive.resolveSibling(archive.getFileName() + ".failed");
+    }
+
+    private boolean failedRecently() {
+        final Path marker = failedMarker();
+        return Files.exists(marker) && System.currentTimeMillis() - modified(marker) < FAILED_RETRY_MILLIS;
+    }
+
+    private void markFailed() {
+        try {
+            Files.deleteIfExists(failedMarker());
+            Files.createFile(failedMarker());
+        } catch (IOException | RuntimeException ignored) {
+            // no marker: the next pool tries again
+        }
+    }
+
     private static Path classList(Path trainingFile) {
         return trainingFile.resolveSibling(trainingFile.getFileName() + ".classlist");
     }
@@ -237,8 +274,11 @@ final class ClassDataArchive {
         trainer = Integer.MAX_VALUE; // one attempt per pool
         trainingFile = null;
         if (STATIC_ARCHIVE) {
-            if (exitCode != 0 || !startStaticDump(tmp)) {
+            if (exitCode != 0) {
+                deleteQuietly(classList(tmp)); // a crashed or killed trainer: the next pool tries again
+            } else if (!startStaticDump(tmp)) {
                 deleteQuietly(classList(tmp));
+                markFailed();
             }
             return;
         }
@@ -246,6 +286,8 @@ final class ClassDataArchive {
             if (exitCode == 0 && Files.isRegularFile(tmp) && Files.size(tmp) > 0) {
                 Files.move(tmp, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 prune(archive.getParent());
+            } else if (exitCode == 0) {
+                markFailed(); // a normal exit wrote no archive: this JVM cannot make one for these options
             }
         } catch (IOException | RuntimeException ignored) {
             // no archive this time: the next pool tries again
@@ -278,8 +320,9 @@ final class ClassDataArchive {
             final ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c",
                 "n=; command -v nice >/dev/null 2>&1 && n='nice -n 10'; $n \"$1\" \"@$2\" -Xshare:dump \"-XX:SharedClassListFile=$3\" \"-XX:SharedArchiveFile=$4\""
                     + " -Xlog:cds=off -Xlog:cds+dynamic=off -Xlog:class+path=off"
-                    + " && mv -f -- \"$4\" \"$5\"; rm -f -- \"$2\" \"$3\" \"$4\"",
-                "sharray-cds-dump", javaCommand, argFile.toString(), list.toString(), tmp.toString(), archive.toString());
+                    + " && mv -f -- \"$4\" \"$5\" || : > \"$6\"; rm -f -- \"$2\" \"$3\" \"$4\"",
+                "sharray-cds-dump", javaCommand, argFile.toString(), list.toString(), tmp.toString(), archive.toString(),
+                failedMarker().toString());
             pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
             pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
             pb.redirectError(ProcessBuilder.Redirect.DISCARD);

@@ -100,6 +100,41 @@ class ClassDataArchiveTest {
     }
 
     @Test
+    void aFailedTrainingIsNotRepeatedForADay(@TempDir Path dir) throws Exception {
+        System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
+        try {
+            final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
+            // /bin/false as the workers' java: on JDK 25 the background dump fails; on JDK 17 the trainer's
+            // normal exit left no archive
+            final ClassDataArchive cds = ClassDataArchive.forWorkers("/bin/false", jar.toString(), List.of(), List.of());
+            final List<String> first = cds.optionsFor(1);
+            assertFalse(first.isEmpty(), "the first launch trains");
+            final String listOption = first.get(0);
+            if (listOption.startsWith("-XX:DumpLoadedClassList=")) {
+                Files.writeString(Path.of(listOption.substring(listOption.indexOf('=') + 1)), "java/lang/Object\n");
+            }
+            cds.workerExited(1, 0);
+            for (int i = 0; i < 200 && !Files.exists(cds.failedMarker()); i++) {
+                Thread.sleep(50); // the dump runs in the background
+            }
+            assertTrue(Files.exists(cds.failedMarker()), "no failure marker");
+            final ClassDataArchive next = ClassDataArchive.forWorkers("/bin/false", jar.toString(), List.of(), List.of());
+            for (int i = 0; i < 200 && next.trainingFiles() > 0; i++) {
+                Thread.sleep(50); // the dump's shell removes its temporary files after writing the marker
+            }
+            assertEquals(0, next.trainingFiles(), "temporary files left");
+            assertTrue(next.optionsFor(1).isEmpty(), "trained again despite a recent failure");
+            // a day later it tries again
+            Files.setLastModifiedTime(next.failedMarker(),
+                FileTime.fromMillis(System.currentTimeMillis() - ClassDataArchive.FAILED_RETRY_MILLIS - 1000));
+            final ClassDataArchive later = ClassDataArchive.forWorkers("/bin/false", jar.toString(), List.of(), List.of());
+            assertFalse(later.optionsFor(1).isEmpty(), "never retried");
+        } finally {
+            System.clearProperty("sharray.pool.cds.dir");
+        }
+    }
+
+    @Test
     void pruneKeepsTheNewestArchives(@TempDir Path dir) throws Exception {
         for (int i = 0; i < 12; i++) {
             final Path p = Files.writeString(dir.resolve("worker-jdk17-" + i + ".jsa"), "a");
