@@ -58,6 +58,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #close()} drains and stops, {@link #shutdownNow()} kills; neither leaves a process, file or
  * mapping behind.
  *
+ * <p>Workers start faster from a class-data archive in the user cache ({@code ~/.cache/sharray/cds}), made
+ * once per JDK, classpath and JVM options when the classpath holds only jars. On JDK 25 and later the first
+ * pool of a configuration leaves a low-priority {@code java -Xshare:dump} running for about a second after
+ * {@code close()} to write it. {@code -Dsharray.pool.cds=false} turns archives off.
+ *
  * <p>Thread-safe. Callbacks attached to task futures may run on the pool's result thread: keep them
  * short and non-blocking, or use the {@code *Async} variants.
  */
