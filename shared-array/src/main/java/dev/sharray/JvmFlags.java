@@ -36,13 +36,26 @@ public final class JvmFlags {
      * @return the command, ready for {@link ProcessBuilder}
      */
     public static List<String> javaCommand(List<String> jvmOptions, String mainClass, String... args) {
+        return javaCommand(System.getProperty("java.class.path"), jvmOptions, mainClass, args);
+    }
+
+    /**
+     * The same with another classpath (a child that must see only jars, say).
+     *
+     * @param classpath  the child's classpath
+     * @param jvmOptions extra options, after the project's flags so they can override them
+     * @param mainClass  a class with a main method on {@code classpath}
+     * @param args       program arguments
+     * @return the command, ready for {@link ProcessBuilder}
+     */
+    public static List<String> javaCommand(String classpath, List<String> jvmOptions, String mainClass, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(forCurrentJvm());
         cmd.add("-Dchronicle.analytics.disable=true");
         cmd.addAll(jvmOptions);
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classpath);
         cmd.add(mainClass);
         cmd.addAll(List.of(args));
         return cmd;

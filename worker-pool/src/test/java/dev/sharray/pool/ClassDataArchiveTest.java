@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import dev.sharray.JvmFlags;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -69,7 +70,8 @@ class ClassDataArchiveTest {
             jars.append(jars.length() == 0 ? "" : File.pathSeparator).append(p);
         }
         final Path cache = dir.resolve("cds");
-        final List<String> cmd = ChildJvmCommand.of(jars.toString(), List.of("sharray.pool.cds.dir=" + cache), CdsTrainee.class);
+        final List<String> cmd = JvmFlags.javaCommand(jars.toString(), List.of("-Dsharray.pool.cds.dir=" + cache),
+            CdsTrainee.class.getName());
         final Process parent = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(parent.waitFor(120, TimeUnit.SECONDS));

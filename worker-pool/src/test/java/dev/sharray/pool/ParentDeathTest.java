@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import dev.sharray.JvmFlags;
 import dev.sharray.SharedArrays;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +40,7 @@ class ParentDeathTest {
 
     @Test
     void workersExitWithin2sOfParentKill9AndTheReaperCleansUp() throws Exception {
-        final List<String> cmd = ChildJvmCommand.of(System.getProperty("java.class.path"), List.of(), OrphanParent.class);
+        final List<String> cmd = JvmFlags.javaCommand(List.of(), OrphanParent.class.getName());
         final Process parent = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         try {
             final BufferedReader out = new BufferedReader(new InputStreamReader(parent.getInputStream()));

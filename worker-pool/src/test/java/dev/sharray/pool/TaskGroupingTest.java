@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import dev.sharray.JvmFlags;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -151,7 +152,7 @@ class TaskGroupingTest {
         throws IOException, InterruptedException {
         final Path ringPath = dir.resolve(name + ".ring");
         try (RingFile rings = RingFile.create(ringPath, 4096)) {
-            final List<String> cmd = ChildJvmCommand.of(System.getProperty("java.class.path"), List.of(), WorkerMain.class,
+            final List<String> cmd = JvmFlags.javaCommand(List.of(), WorkerMain.class.getName(),
                 ringPath.toString(), dir.resolve(name + ".bell").toString(), "1", Long.toString(ProcessHandle.current().pid()));
             final Process worker = new ProcessBuilder(cmd).start();
             try {
