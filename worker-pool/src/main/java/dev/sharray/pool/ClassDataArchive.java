@@ -216,23 +216,21 @@ final class ClassDataArchive {
 
     /** Whether a recent temporary file of this archive shows another trainer or dump at work. */
     private boolean trainingUnderWay() {
+        return trainingFiles(TRAINING_GRACE_MILLIS) > 0;
+    }
+
+    /**
+     * @param maxAgeMillis count only files modified this recently
+     * @return how many temporary files of this archive's training are in the cache folder
+     */
+    long trainingFiles(long maxAgeMillis) {
         final String prefix = archive.getFileName() + ".tmp-";
         final long now = System.currentTimeMillis();
         try (java.util.stream.Stream<Path> files = Files.list(archive.getParent())) {
-            return files.anyMatch(p -> p.getFileName().toString().startsWith(prefix)
-                && now - modified(p) < TRAINING_GRACE_MILLIS);
+            return files.filter(p -> p.getFileName().toString().startsWith(prefix) && now - modified(p) < maxAgeMillis)
+                .count();
         } catch (IOException | RuntimeException e) {
-            return false; // no cache folder yet
-        }
-    }
-
-    /** @return how many temporary files of this archive's training are in the cache folder (for tests) */
-    long trainingFiles() {
-        final String prefix = archive.getFileName() + ".tmp-";
-        try (java.util.stream.Stream<Path> files = Files.list(archive.getParent())) {
-            return files.filter(p -> p.getFileName().toString().startsWith(prefix)).count();
-        } catch (IOException | RuntimeException e) {
-            return 0;
+            return 0; // no cache folder yet
         }
     }
 
