@@ -5,13 +5,10 @@ import dev.sharray.bench.peers.Params;
 import dev.sharray.bench.peers.Workload;
 import dev.sharray.pool.ProcessPool;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * Pool start: a fresh {@code ProcessPool} of {@code workers} JVMs, timed until every worker has run a
@@ -37,29 +34,20 @@ public class PoolWarmup implements Workload {
     }
 
     /**
-     * Waits while the workers' class-data archive folder ({@code ~/.cache/sharray/cds}, see
-     * {@code ProcessPool}) holds a training file: on JDK 25 the archive is dumped by a background JVM after
-     * the training pool's {@code close()}, which would otherwise run beside the first measured pools.
+     * Waits while this JVM's background dump of the workers' class-data archive runs: on JDK 25 the first
+     * pool's {@code close()} leaves one running for about a second (see {@code ProcessPool}), which would
+     * otherwise share the cores with the first measured pools. The dump's shell names itself
+     * {@code sharray-cds-dump} in its arguments.
      */
-    static void awaitWorkerArchive(Duration max) throws Exception {
-        final String configured = System.getProperty("sharray.pool.cds.dir");
-        final String xdg = System.getenv("XDG_CACHE_HOME");
-        final Path folder = configured != null ? Path.of(configured)
-            : (xdg != null && !xdg.isEmpty() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache"))
-                .resolve("sharray").resolve("cds");
+    static void awaitWorkerArchive(Duration max) throws InterruptedException {
         final long deadline = System.nanoTime() + max.toNanos();
-        while (System.nanoTime() < deadline && training(folder)) {
+        while (System.nanoTime() < deadline && ProcessHandle.current().children().anyMatch(PoolWarmup::isArchiveDump)) {
             Thread.sleep(50);
         }
     }
 
-    private static boolean training(Path folder) throws IOException {
-        if (!Files.isDirectory(folder)) {
-            return false;
-        }
-        try (Stream<Path> files = Files.list(folder)) {
-            return files.anyMatch(p -> p.getFileName().toString().contains(".jsa.tmp-"));
-        }
+    private static boolean isArchiveDump(ProcessHandle p) {
+        return p.isAlive() && p.info().arguments().map(a -> Arrays.asList(a).contains("sharray-cds-dump")).orElse(false);
     }
 
     @Override
