@@ -51,6 +51,21 @@ class PrefaultTest {
     }
 
     @Test
+    @EnabledOnOs(OS.LINUX)
+    void aLargeViewStartingMidPageIsPopulatedInEveryChunk() throws Exception {
+        // past the parallel threshold, with a short last chunk, and a view that starts mid-page
+        final long bytes = ParallelChunks.MIN_BYTES + (3L << 20) + 4096 + 8;
+        try (SharedArray a = SharedArray.create(DType.UINT8, bytes);
+             SharedArray view = a.slice(0, 4097, bytes, 1)) {
+            final long before = residentKb(a.path());
+            assertTrue(view.prefault());
+            final long after = residentKb(a.path());
+            assertTrue(before < 1024, "fresh mapping not resident yet: " + before + " kB");
+            assertTrue(after >= (bytes - 4097) / 1024, "resident after prefault: " + after + " kB of " + bytes / 1024);
+        }
+    }
+
+    @Test
     void prefaultOfAReleasedHandleThrows() {
         final SharedArray a = SharedArray.create(DType.INT32, 16);
         a.release();
