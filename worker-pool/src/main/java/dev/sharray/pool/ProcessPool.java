@@ -569,7 +569,8 @@ public final class ProcessPool implements AutoCloseable {
                 continue;
             }
             groupBehind(t);
-            final long now = System.nanoTime();
+            // the clock only for a deadline or for the call's time per task (TaskGrouping)
+            final long now = t.timeout != null || t.batch.grouping != null ? System.nanoTime() : 0;
             int index = 0;
             for (Task g = t; g != null; g = g.nextInGroup) {
                 g.worker = w;
@@ -896,9 +897,8 @@ public final class ProcessPool implements AutoCloseable {
         }
         // the next task of its group starts now: its deadline counts from here
         final Task next = t.nextInGroup;
-        final long now = System.nanoTime();
-        if (next != null) {
-            next.deadline = next.timeout == null ? 0 : now + Math.max(1, next.timeout.toNanos());
+        if (next != null && next.timeout != null) {
+            next.deadline = System.nanoTime() + Math.max(1, next.timeout.toNanos());
         }
         if (!w.inFlight.compareAndSet(t, next)) {
             return;
@@ -906,7 +906,7 @@ public final class ProcessPool implements AutoCloseable {
         t.nextInGroup = null;
         if (next == null && t.batch.grouping != null) {
             // a whole message answered: its time per task, the parent's own delays spread over the group
-            t.batch.grouping.answered((now - t.sentAt) / t.groupIndex);
+            t.batch.grouping.answered((System.nanoTime() - t.sentAt) / t.groupIndex);
         }
         try {
             resultReader.wrap(buffer, offset + Protocol.RESULT_HEADER, length - Protocol.RESULT_HEADER, resultArrays);
