@@ -6,10 +6,9 @@ import sun.misc.Unsafe;
 
 /**
  * The worker functions of the pool workloads, written for speed: contiguous FLOAT64 chunks are read
- * through their raw address with an unrolled loop and eight independent accumulators (C2 does not
- * vectorise a floating-point reduction, whose order it must keep, but it pipelines eight chains; the
- * loop runs at memory bandwidth), and scaled in place with a plain loop C2 unrolls. Other views fall
- * back to element access.
+ * through their raw address with independent accumulators (C2 does not vectorise a floating-point
+ * reduction, whose order it must keep, but it pipelines independent chains; the loop runs near memory
+ * bandwidth), and scaled in place with a plain loop C2 unrolls. Other views fall back to element access.
  */
 public final class Kernels {
     private static final Unsafe U = unsafe();
@@ -55,38 +54,34 @@ public final class Kernels {
     }
 
     /**
+     * Four independent accumulators over a counted {@code long} loop of four elements per step. The same sum
+     * with eight accumulators and a pointer-bumping loop ran 2.2x slower on JDK 25's C2 (89-97 against
+     * 40-41 ms for 1 GiB on one thread), for ~10 % more speed on JDK 17 (33-39 against 40-44 ms); this form
+     * is the fastest that holds on both (scratch probe, 2026-12-01).
+     *
      * @param address first element
      * @param n element count
      * @return the sum of squares of {@code n} doubles at {@code address}
      */
     public static double sumOfSquares(long address, long n) {
-        double s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
-        long p = address;
-        final long end8 = address + (n & ~7L) * 8;
-        for (; p < end8; p += 64) {
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        final long n4 = n & ~3L;
+        for (long i = 0; i < n4; i += 4) {
+            final long p = address + i * 8;
             final double a0 = U.getDouble(p);
             final double a1 = U.getDouble(p + 8);
             final double a2 = U.getDouble(p + 16);
             final double a3 = U.getDouble(p + 24);
-            final double a4 = U.getDouble(p + 32);
-            final double a5 = U.getDouble(p + 40);
-            final double a6 = U.getDouble(p + 48);
-            final double a7 = U.getDouble(p + 56);
             s0 += a0 * a0;
             s1 += a1 * a1;
             s2 += a2 * a2;
             s3 += a3 * a3;
-            s4 += a4 * a4;
-            s5 += a5 * a5;
-            s6 += a6 * a6;
-            s7 += a7 * a7;
         }
-        final long end = address + n * 8;
-        for (; p < end; p += 8) {
-            final double a = U.getDouble(p);
+        for (long i = n4; i < n; i++) {
+            final double a = U.getDouble(address + i * 8);
             s0 += a * a;
         }
-        return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
+        return (s0 + s1) + (s2 + s3);
     }
 
     /**
