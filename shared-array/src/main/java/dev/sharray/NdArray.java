@@ -500,12 +500,19 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
         return Arithmetic.elementWise(this, other, Arithmetic.Op.DIVIDE);
     }
 
-    /** @return the sum of all elements (0 for an empty array) */
+    /**
+     * Sums in four interleaved partial sums, element {@code i} (in row-major order) into sum {@code i % 4},
+     * added as {@code (s0 + s1) + (s2 + s3)}: four independent chains of additions run about twice as fast
+     * as one, and every layout of the same values (heap, shared, any view) gives the same bits.
+     *
+     * @return the sum of all elements (0 for an empty array)
+     */
     public double sum() {
         checkAccessible();
-        double[] acc = {0};
-        forEachLocation(loc -> acc[0] += valueAsDouble(loc));
-        return acc[0];
+        final double[] lanes = new double[4];
+        final long[] i = {0};
+        forEachLocation(loc -> lanes[(int) (i[0]++ & 3)] += valueAsDouble(loc));
+        return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
     }
 
     /** @return the smallest element; NaN if any element is NaN */

@@ -139,6 +139,41 @@ class ElementAccessTest {
     }
 
     @Test
+    void sumGivesTheSameBitsForEveryLayoutOfTheSameValues() {
+        // values whose sum depends on the order of the additions, every length across the fast path's tail
+        final java.util.Random random = new java.util.Random(3);
+        for (int n : new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1001}) {
+            final double[] values = new double[n];
+            for (int i = 0; i < n; i++) {
+                values[i] = random.nextGaussian() * Math.pow(10, random.nextInt(12));
+            }
+            double lane0 = 0, lane1 = 0, lane2 = 0, lane3 = 0;
+            for (int i = 0; i < n; i++) {
+                switch (i & 3) {
+                    case 0: lane0 += values[i]; break;
+                    case 1: lane1 += values[i]; break;
+                    case 2: lane2 += values[i]; break;
+                    default: lane3 += values[i];
+                }
+            }
+            final double expected = (lane0 + lane1) + (lane2 + lane3);
+            try (SharedArray contiguous = SharedArray.copyOf(values);
+                 SharedArray table = SharedArray.create(DType.FLOAT64, n, 2)) {
+                for (int i = 0; i < n; i++) {
+                    table.setDouble(-1, i, 0);
+                    table.setDouble(values[i], i, 1);
+                }
+                try (SharedArray column = table.select(1, 1)) { // strided: the general path
+                    assertFalse(n > 1 && column.isContiguous());
+                    assertEquals(Double.doubleToLongBits(expected), Double.doubleToLongBits(contiguous.sum()), "contiguous, n=" + n);
+                    assertEquals(Double.doubleToLongBits(expected), Double.doubleToLongBits(column.sum()), "strided, n=" + n);
+                    assertEquals(Double.doubleToLongBits(expected), Double.doubleToLongBits(HeapArray.of(values).sum()), "heap, n=" + n);
+                }
+            }
+        }
+    }
+
+    @Test
     void stridedReductionsMatchHeapComputation() {
         try (SharedArray a = SharedArray.copyOf(new double[][] {{1, 2, 3}, {4, 5, 6}}); SharedArray t = a.transpose();
              SharedArray col = t.select(0, 1)) {

@@ -75,6 +75,12 @@ public class ElementAccessBench {
         return s;
     }
 
+    /** @return the shared array's {@code sum()}: the built-in reduction, against the loops above */
+    @Benchmark
+    public double sharedSum() {
+        return shared.sum();
+    }
+
     /** @return one element, after writing every element of the heap array */
     @Benchmark
     public double heapSet() {
