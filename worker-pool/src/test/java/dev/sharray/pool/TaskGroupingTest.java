@@ -111,6 +111,52 @@ class TaskGroupingTest {
         });
     }
 
+    /**
+     * A worker that first meets a call through a group decodes the call's function from the group: one worker
+     * is busy while the call starts, so by the time it is free the call's tasks travel in groups, and the first
+     * message it gets defines the function (FN_DEFINE for a stateless lambda, FN_MAP_DEFINE for one that
+     * captures a value).
+     */
+    @Test
+    void aWorkerFirstReachedByAGroupDecodesTheFunctionFromIt() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            try (ProcessPool pool = ProcessPool.create(2)) {
+                final int offset = Integer.parseInt("7"); // not a constant: the lambda below must capture it
+                final List<RemoteFunction<Integer, Long>> functions = List.of(
+                    x -> spinThenTag(x),                    // stateless: a function id for good
+                    x -> spinThenTag(x + offset));          // captures a value: cached for this call only
+                for (int f = 0; f < functions.size(); f++) {
+                    final int add = f == 0 ? 0 : offset;
+                    final long groupsBefore = pool.groupsSent();
+                    final java.util.concurrent.CompletableFuture<Integer> busy = pool.submit((Integer x) -> {
+                        Thread.sleep(300);
+                        return x;
+                    }, 1);
+                    final List<Long> out = pool.map(functions.get(f), range(TASKS));
+                    assertEquals(1, busy.get());
+                    final java.util.Set<Long> pids = new java.util.HashSet<>();
+                    for (int i = 0; i < TASKS; i++) {
+                        assertEquals(i + add, out.get(i) % PID_SCALE, "result " + i);
+                        pids.add(out.get(i) / PID_SCALE);
+                    }
+                    assertEquals(2, pids.size(), "the worker that was busy at the start never joined the call");
+                    assertTrue(pool.groupsSent() > groupsBefore, "no task group was sent");
+                }
+            }
+        });
+    }
+
+    private static final long PID_SCALE = 1_000_000;
+
+    /** Busy for ~50 us (a task long enough for the call to outlast a 300 ms task), then the value tagged with this worker's pid. */
+    private static long spinThenTag(int value) {
+        final long end = System.nanoTime() + 50_000;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+        return ProcessHandle.current().pid() * PID_SCALE + value;
+    }
+
     /** A worker that reads a malformed TASKS message exits with a protocol error instead of running anything. */
     @Test
     void malformedTaskGroupsEndTheWorkerWithAProtocolError(@TempDir Path dir) throws Exception {
