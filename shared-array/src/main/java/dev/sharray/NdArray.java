@@ -502,8 +502,10 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
 
     /**
      * Sums in four interleaved partial sums, element {@code i} (in row-major order) into sum {@code i % 4},
-     * added as {@code (s0 + s1) + (s2 + s3)}: four independent chains of additions run about twice as fast
-     * as one, and every layout of the same values (heap, shared, any view) gives the same bits.
+     * added as {@code (s0 + s1) + (s2 + s3)}: the order of {@link SharedArray#sum()}'s fast path for contiguous
+     * FLOAT64 data (four chains of additions, about twice as fast as one), so every layout of the same values
+     * (heap, shared, any view) gives the same bits. Like numpy's, the result may differ in the last bits from a
+     * one-by-one sum.
      *
      * @return the sum of all elements (0 for an empty array)
      */
