@@ -10,9 +10,12 @@ import dev.sharray.pool.RemoteFunction;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -58,6 +61,26 @@ public final class CodecPoolBench {
         return encodeChunk(chunk);
     };
 
+
+    /**
+     * Warm-up, worker side: pins the array as {@link #ENCODE_CHUNK_PINNED} does and touches every 4 KiB page
+     * of it once; returns the worker's pid. Tasks go to whichever worker is free, so without this a worker of
+     * the 2-worker pool meets chunks it has never touched well into the measured rounds, and on a virtual
+     * machine where a process's first access to a page costs ~5-13 us (see docs/benchmarks.md) such a round
+     * took ~10 times as long: the first measurements' "collapsed rounds". The 1-worker pool touches every
+     * chunk in its first round, so only the 2-worker pool was penalized.
+     */
+    private static final RemoteFunction<SharedArray, Long> TOUCH_WHOLE_SET = set -> {
+        PINNED.computeIfAbsent(set.path(), p -> set.retain());
+        set.prefault();
+        long sum = 0;
+        try (SharedArray bytes = set.reshape(set.size())) {
+            for (long i = 0; i < bytes.size(); i += 4096) {
+                sum += bytes.getLong(i);
+            }
+        }
+        return sum == Long.MIN_VALUE ? -1 : ProcessHandle.current().pid();
+    };
 
     /** Tells which backend and SIMD level a worker runs. */
     private static final RemoteFunction<Integer, String> BACKEND = ignored -> describe(codec());
@@ -114,6 +137,10 @@ public final class CodecPoolBench {
                  ProcessPool two = ProcessPool.builder().workers(2).heapSize("256m").jvmOptions(workerOptions).build()) {
                 System.out.println("worker codec: " + one.map(BACKEND, List.of(0)).get(0)
                     + (workerOptions.length == 0 ? "; full tiered JIT" : "; C1 only"));
+                if (pinned) {
+                    touchOnEveryWorker(one, 1, set);
+                    touchOnEveryWorker(two, 2, set);
+                }
                 // [config][round] GB/s; configs: pool of 1, pool of 2, then in this JVM (no pool) one
                 // thread and two threads: the machine's own ceiling for two cores on this memory
                 final String[] names = {"pool, 1 worker", "pool, 2 workers", "1 thread, no pool", "2 threads, no pool"};
@@ -153,6 +180,17 @@ public final class CodecPoolBench {
                     median(ratio), fmt(ratio));
                 System.out.printf(Locale.ROOT, "median ratio 2 threads / 1 thread (no pool, machine ceiling): %.2f%n", median(ratioPool1));
             }
+        }
+    }
+
+    /** Runs {@link #TOUCH_WHOLE_SET} until each of the pool's {@code workers} workers has run it. */
+    private static void touchOnEveryWorker(ProcessPool pool, int workers, SharedArray set) {
+        final Set<Long> pids = new HashSet<>();
+        for (int attempt = 0; pids.size() < workers; attempt++) {
+            if (attempt == 20) {
+                throw new IllegalStateException("only " + pids.size() + " of " + workers + " workers took the warm-up task");
+            }
+            pids.addAll(pool.map(TOUCH_WHOLE_SET, Collections.nCopies(workers, set)));
         }
     }
 
