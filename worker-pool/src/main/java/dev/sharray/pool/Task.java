@@ -22,9 +22,14 @@ final class Task {
     long deadline;
     /** System.nanoTime() when its message was sent. */
     long sentAt;
+    /** Set once its message is in the worker's ring: only then may a task be queued behind it. */
+    volatile boolean sent;
     /** Its place in its message, from 1 (a task sent alone is 1). */
     int groupIndex;
-    /** The next task of the same TASKS message, run by the worker after this one (see {@link TaskGrouping}). */
+    /**
+     * The task the worker runs after this one: the next of the same TASKS message (see {@link TaskGrouping}),
+     * or a task sent in a message of its own while this one ran ({@code groupIndex} 1).
+     */
     Task nextInGroup;
     Worker worker;
     Object result;

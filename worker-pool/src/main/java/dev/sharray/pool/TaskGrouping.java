@@ -39,6 +39,11 @@ final class TaskGrouping {
         meanNanos = m == 0 ? n : m + (n - m) / 8;
     }
 
+    /** @return whether the call's tasks, as measured so far, each run longer than {@link #TARGET_NANOS} */
+    boolean tasksOutlastTarget() {
+        return meanNanos >= TARGET_NANOS;
+    }
+
     /**
      * @param remaining the call's tasks not yet done
      * @param workers   the pool's workers

@@ -1,0 +1,106 @@
+package dev.sharray.pool;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Long tasks of a map call are sent to a busy worker behind the task it runs, so it starts the next one
+ * without waiting for the round trip through the parent. A task queued behind another must not be lost,
+ * failed or timed out by what happens to the one ahead of it.
+ */
+class QueuedBehindTest {
+    private static List<Integer> range(int n) {
+        final List<Integer> l = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            l.add(i);
+        }
+        return l;
+    }
+
+    @Test
+    void longTasksAreQueuedBehindRunningOnesAndKeepTheirResultsInOrder() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            try (ProcessPool pool = ProcessPool.create(2)) {
+                final List<Integer> out = pool.map((Integer x) -> {
+                    Thread.sleep(20);
+                    return x * 3;
+                }, range(24));
+                for (int i = 0; i < 24; i++) {
+                    assertEquals(3 * i, out.get(i), "result " + i);
+                }
+                assertTrue(pool.tasksQueuedBehind() > 0, "no task was queued behind a running one");
+                assertEquals(0, pool.groupsSent(), "long tasks must not travel in groups");
+            }
+        });
+    }
+
+    /** The call's last tasks go to whichever worker is free first: none is committed to a busy one. */
+    @Test
+    void fewerQueuedTasksThanWorkersAreNotQueuedBehind() {
+        try (ProcessPool pool = ProcessPool.create(2)) {
+            pool.map((Integer x) -> {
+                Thread.sleep(x == 0 ? 300 : 20);
+                return x;
+            }, range(4)); // the last goes to the first worker to answer, not behind the 300 ms task
+            assertEquals(0, pool.tasksQueuedBehind());
+        }
+    }
+
+    /** The deadline of a task queued behind another counts from when it starts, not from when it was sent. */
+    @Test
+    void aQueuedTasksTimeoutCountsFromItsStart() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            try (ProcessPool pool = ProcessPool.builder().workers(2).taskTimeout(Duration.ofMillis(1500)).build()) {
+                final List<Integer> out = pool.map((Integer x) -> {
+                    Thread.sleep(1000); // queued behind one of these, a task is sent ~2 s before it ends
+                    return x;
+                }, range(8));
+                assertEquals(range(8), out);
+                assertTrue(pool.tasksQueuedBehind() > 0, "no task was queued behind a running one");
+            }
+        });
+    }
+
+    @Test
+    void aWorkerKilledWithATaskQueuedBehindItsOwnFailsOnlyThatTask() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            try (ProcessPool pool = ProcessPool.create(2)) {
+                final WorkerCrashedException e = assertThrows(WorkerCrashedException.class, () -> pool.map((Integer x) -> {
+                    if (x == 5) {
+                        Thread.sleep(400); // meanwhile the other worker's answers queue a task behind this one
+                        new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+                        Thread.sleep(10_000);
+                    }
+                    Thread.sleep(30);
+                    return x;
+                }, range(20)));
+                // every other task completed, the one queued behind the killed task elsewhere
+                assertEquals(0, e.getSuppressed().length, () -> "other tasks failed: " + e.getSuppressed()[0]);
+                assertTrue(pool.tasksQueuedBehind() > 0, "no task was queued behind a running one");
+                assertEquals(List.of(1, 2, 3), pool.map((Integer x) -> x + 1, List.of(0, 1, 2)));
+            }
+        });
+    }
+
+    @Test
+    void aTimeoutWithATaskQueuedBehindFailsOnlyThatTask() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            try (ProcessPool pool = ProcessPool.builder().workers(2).taskTimeout(Duration.ofSeconds(1)).build()) {
+                final TaskTimeoutException e = assertThrows(TaskTimeoutException.class, () -> pool.map((Integer x) -> {
+                    Thread.sleep(x == 5 ? 60_000 : 30);
+                    return x;
+                }, range(40)));
+                assertEquals(0, e.getSuppressed().length, () -> "other tasks failed: " + e.getSuppressed()[0]);
+                assertTrue(pool.tasksQueuedBehind() > 0, "no task was queued behind a running one");
+            }
+        });
+    }
+}
