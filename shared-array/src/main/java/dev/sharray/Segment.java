@@ -15,6 +15,8 @@ final class Segment {
     final NpyHeader header;
     final RefCountFile refs;
     final int slot;
+    /** Blocks of {@link #mapping} this process has populated, created on the first {@link SharedArray#prefault()}. */
+    private volatile PopulatedBlocks populated;
     private final AtomicLong localCount;
     /** Guarded by {@link Segments}' lock. */
     boolean closed;
@@ -27,6 +29,21 @@ final class Segment {
         this.refs = refs;
         this.slot = slot;
         this.localCount = refs == null ? new AtomicLong(initialLocal) : null;
+    }
+
+    /** @return the record of this mapping's populated blocks, created on first use */
+    PopulatedBlocks populated() {
+        PopulatedBlocks p = populated;
+        if (p == null) {
+            synchronized (this) {
+                p = populated;
+                if (p == null) {
+                    p = new PopulatedBlocks(mapping.length());
+                    populated = p;
+                }
+            }
+        }
+        return p;
     }
 
     boolean isShared() {

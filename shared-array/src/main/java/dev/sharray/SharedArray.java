@@ -323,25 +323,63 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     /**
      * Faults in, writable, the memory pages behind this view in one system call (Linux 5.14+
      * {@code madvise(MADV_POPULATE_WRITE)}), instead of one page fault per 4 KiB page on first touch: call
-     * it before filling a freshly created array in bulk. The whole file is populated for a
-     * non-contiguous view. Does not change the contents. Where the call is unavailable (older kernel,
-     * another OS) it does nothing, and pages are faulted on first touch as usual.
+     * it before filling a freshly created array in bulk, or at the start of a task that works through a
+     * chunk of an array this process has not touched yet. A non-contiguous view populates the span from its
+     * lowest to its highest element. This process remembers, per mapping, the 2 MiB blocks it has populated,
+     * so calling it again on the same memory costs next to nothing. Does not change the contents. Where the
+     * call is unavailable (older kernel, another OS) it does nothing, and pages are faulted on first touch as
+     * usual.
      *
      * @return whether the pages were populated
      * @throws IllegalStateException when this handle was released
      */
     public boolean prefault() {
         checkAccessible();
-        final long start = isContiguous() ? address : segment.mapping.address();
-        final long length = isContiguous() ? byteSize() : segment.mapping.length();
-        // a chunk may start mid-page: populateWrite widens each to whole pages (a shared page is populated twice)
+        final long base = segment.mapping.address();
+        final long from = lowestAddress() - base;
+        final long to = highestAddress() + dtype.byteSize() - base;
+        if (to <= from) {
+            return true; // no elements
+        }
+        final PopulatedBlocks blocks = segment.populated();
         final AtomicBoolean populated = new AtomicBoolean(true);
-        ParallelChunks.run(length, 64L << 20, (offset, n) -> {
-            if (!Posix.populateWrite(start + offset, n)) {
+        // chunks of whole blocks, so each block is recorded by the chunk that covers it
+        ParallelChunks.run(to - from, 32 * PopulatedBlocks.BLOCK, (offset, n) -> {
+            if (!blocks.populate(from + offset, from + offset + n, (at, length) -> Posix.populateWrite(base + at, length))) {
                 populated.set(false);
             }
         });
         return populated.get();
+    }
+
+    /** @return bytes of this array's mapping that this process recorded as populated by {@link #prefault()} (for tests) */
+    long populatedBytes() {
+        return segment.populated().populatedBytes();
+    }
+
+    /** @return the address of this view's element nearest the start of the file */
+    private long lowestAddress() {
+        long a = address;
+        for (int d = 0; d < shape.length; d++) {
+            if (strides[d] < 0 && shape[d] > 0) {
+                a += (shape[d] - 1) * strides[d];
+            }
+        }
+        return a;
+    }
+
+    /** @return the address of this view's element nearest the end of the file */
+    private long highestAddress() {
+        long a = address;
+        for (int d = 0; d < shape.length; d++) {
+            if (shape[d] == 0) {
+                return address - 1; // no elements: an empty span
+            }
+            if (strides[d] > 0) {
+                a += (shape[d] - 1) * strides[d];
+            }
+        }
+        return a;
     }
 
     /** @return true once {@link #release()} was called on this handle */

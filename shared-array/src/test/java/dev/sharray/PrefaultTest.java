@@ -66,6 +66,25 @@ class PrefaultTest {
     }
 
     @Test
+    @EnabledOnOs(OS.LINUX)
+    void aViewPopulatesItsOwnSpanOnlyAndIsRememberedForTheMapping() throws Exception {
+        final long mib = 1L << 20;
+        try (SharedArray a = SharedArray.create(DType.UINT8, 4, 16 * mib);
+             SharedArray rows = a.slice(0, 1, 3, 1);
+             SharedArray column = a.slice(1, 0, 1, 1)) {
+            assertTrue(rows.prefault());
+            final long kb = residentKb(a.path());
+            assertTrue(kb >= 32 * 1024 && kb < 40 * 1024, "rows 1 and 2 (32 MiB) resident, not the file: " + kb + " kB");
+            // the .npy header shifts the rows off 2 MiB block boundaries: the two blocks they cover in part are
+            // not recorded, the 15 whole ones are
+            assertEquals(30 * mib, rows.populatedBytes());
+            // a strided view: the span from its first element (row 0) to its last (row 3)
+            assertTrue(column.prefault());
+            assertTrue(residentKb(a.path()) >= 48 * 1024, "the column's span (rows 0 to 3, 48 MiB and a byte) resident");
+        }
+    }
+
+    @Test
     void prefaultOfAReleasedHandleThrows() {
         final SharedArray a = SharedArray.create(DType.INT32, 16);
         a.release();

@@ -26,6 +26,7 @@ final class DemoTasks {
 
     /** x[i] = i mod 1000 over stripe g. */
     static Void fill(SharedArray data, StripeLayout l, int g) {
+        StripeMemory.prefault(data, null, l, g);
         DoubleBuffer d = doubles(data, l, g);
         long first = (long) g * l.elementsPerStripe();
         int n = d.capacity();
@@ -41,6 +42,7 @@ final class DemoTasks {
 
     /** x *= 2 in place over stripe g. */
     static Void scale(SharedArray data, StripeLayout l, int g) {
+        StripeMemory.prefault(data, null, l, g);
         DoubleBuffer d = doubles(data, l, g);
         int n = d.capacity();
         for (int i = 0; i < n; i++) {
@@ -51,6 +53,7 @@ final class DemoTasks {
 
     /** @return the sum of stripe g */
     static Double sum(SharedArray data, StripeLayout l, int g) {
+        StripeMemory.prefault(data, null, l, g);
         DoubleBuffer d = doubles(data, l, g);
         int n = d.capacity();
         double s = 0;
@@ -62,12 +65,14 @@ final class DemoTasks {
 
     /** Computes stripe g's parity in place. */
     static Void encode(SharedArray data, SharedArray parity, StripeLayout l, int g) {
+        StripeMemory.prefault(data, parity, l, g);
         codec(l).encode(StripeMemory.shards(data, parity, l, g));
         return null;
     }
 
     /** Overwrites the shards the demo erases in stripe g with junk. */
     static Void destroy(SharedArray data, SharedArray parity, StripeLayout l, int g) {
+        StripeMemory.prefault(data, parity, l, g);
         for (int e : StripeMemory.erased(l, g)) {
             long off = e < l.k() ? ((long) g * l.k() + e) * l.shardLength() : ((long) g * l.m() + e - l.k()) * l.shardLength();
             new Pointer((e < l.k() ? data : parity).address()).setMemory(off, l.shardLength(), (byte) 0xA5);
@@ -77,6 +82,7 @@ final class DemoTasks {
 
     /** Rebuilds the erased shards of stripe g in place. */
     static Void reconstruct(SharedArray data, SharedArray parity, StripeLayout l, int g) {
+        StripeMemory.prefault(data, parity, l, g);
         boolean[] present = new boolean[l.k() + l.m()];
         java.util.Arrays.fill(present, true);
         for (int e : StripeMemory.erased(l, g)) {
@@ -88,6 +94,7 @@ final class DemoTasks {
 
     /** @return whether stripe g holds exactly 2 * (i mod 1000) and its parity is consistent */
     static Boolean verify(SharedArray data, SharedArray parity, StripeLayout l, int g) {
+        StripeMemory.prefault(data, parity, l, g);
         DoubleBuffer d = doubles(data, l, g);
         long first = (long) g * l.elementsPerStripe();
         int n = d.capacity();

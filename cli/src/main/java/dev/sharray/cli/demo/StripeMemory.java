@@ -27,6 +27,24 @@ final class StripeMemory {
         return s;
     }
 
+    /**
+     * Populates this process's page tables for stripe {@code g} of {@code data} (and of {@code parity} unless
+     * null) in one call per array instead of a page fault per 4 KiB page on first touch. A task may run on
+     * any worker, so each worker meets stripes it has not touched yet; once done for a stripe this costs
+     * next to nothing (see {@link SharedArray#prefault()}).
+     */
+    static void prefault(SharedArray data, SharedArray parity, StripeLayout l, int g) {
+        final long elements = l.elementsPerStripe();
+        try (SharedArray d = data.slice(0, g * elements, (g + 1) * elements, 1)) {
+            d.prefault();
+        }
+        if (parity != null) {
+            try (SharedArray p = parity.slice(0, (long) g * l.m(), (long) (g + 1) * l.m(), 1)) {
+                p.prefault();
+            }
+        }
+    }
+
     /** The shards of stripe {@code g} the demo destroys: four of the fourteen, rotating per stripe. */
     static int[] erased(StripeLayout l, int g) {
         int n = l.k() + l.m();
