@@ -668,12 +668,7 @@ public final class ProcessPool implements AutoCloseable {
         } finally {
             pumpLock.unlock();
         }
-        for (Task t = failed; t != null; ) {
-            final Task n = t.nextDone;
-            t.nextDone = null;
-            finish(t);
-            t = n;
-        }
+        finishInOrder(failed);
     }
 
     /**
@@ -1061,7 +1056,12 @@ public final class ProcessPool implements AutoCloseable {
             head = next;
         }
         dispatch();
-        for (Task t = reversed; t != null; ) {
+        finishInOrder(reversed);
+    }
+
+    /** Completes the tasks of a list linked by {@link Task#nextDone}, first to last. */
+    private void finishInOrder(Task first) {
+        for (Task t = first; t != null; ) {
             final Task next = t.nextDone;
             t.nextDone = null;
             finish(t);

@@ -3,8 +3,8 @@ package dev.sharray.pool;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,11 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class QueuedBehindTest {
     private static List<Integer> range(int n) {
-        final List<Integer> l = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            l.add(i);
-        }
-        return l;
+        return IntStream.range(0, n).boxed().toList();
     }
 
     @Test
