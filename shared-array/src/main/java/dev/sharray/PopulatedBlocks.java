@@ -4,7 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * Which 2 MiB blocks of one mapping this process has already populated ({@code MADV_POPULATE_WRITE}), so
+ * Which 64 KiB blocks of one mapping this process has already populated ({@code MADV_POPULATE_WRITE}), so
  * that {@link SharedArray#prefault()} costs nothing the second time: populating pages that are already
  * mapped still walks their page tables (~20 ms per GiB here), which a task that prefaults its chunk on
  * every call would otherwise pay every time. Only blocks a call covered whole are recorded.
@@ -14,7 +14,8 @@ import java.lang.invoke.VarHandle;
  * do, harmlessly.
  */
 final class PopulatedBlocks {
-    static final int BLOCK_SHIFT = 21;
+    /** 64 KiB: a view that starts or ends inside a block populates at most that much again per call. */
+    static final int BLOCK_SHIFT = 16;
     static final long BLOCK = 1L << BLOCK_SHIFT;
     private static final VarHandle BITS = MethodHandles.arrayElementVarHandle(long[].class);
 

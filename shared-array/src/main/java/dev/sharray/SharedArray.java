@@ -325,7 +325,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      * {@code madvise(MADV_POPULATE_WRITE)}), instead of one page fault per 4 KiB page on first touch: call
      * it before filling a freshly created array in bulk, or at the start of a task that works through a
      * chunk of an array this process has not touched yet. A non-contiguous view populates the span from its
-     * lowest to its highest element. This process remembers, per mapping, the 2 MiB blocks it has populated,
+     * lowest to its highest element. This process remembers, per mapping, the 64 KiB blocks it has populated,
      * so calling it again on the same memory costs next to nothing. Does not change the contents. Where the
      * call is unavailable (older kernel, another OS) it does nothing, and pages are faulted on first touch as
      * usual.
@@ -343,9 +343,11 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         }
         final PopulatedBlocks blocks = segment.populated();
         final AtomicBoolean populated = new AtomicBoolean(true);
-        // chunks of whole blocks, so each block is recorded by the chunk that covers it
-        ParallelChunks.run(to - from, 32 * PopulatedBlocks.BLOCK, (offset, n) -> {
-            if (!blocks.populate(from + offset, from + offset + n, (at, length) -> Posix.populateWrite(base + at, length))) {
+        // chunks of whole blocks, so each block is recorded by the one chunk that covers it
+        final long alignedFrom = from & -PopulatedBlocks.BLOCK;
+        ParallelChunks.run(to - alignedFrom, 1024 * PopulatedBlocks.BLOCK, (offset, n) -> {
+            final long start = Math.max(from, alignedFrom + offset);
+            if (!blocks.populate(start, alignedFrom + offset + n, (at, length) -> Posix.populateWrite(base + at, length))) {
                 populated.set(false);
             }
         });
