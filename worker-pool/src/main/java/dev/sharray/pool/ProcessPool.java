@@ -97,6 +97,13 @@ public final class ProcessPool implements AutoCloseable {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong groupsSent = new AtomicLong();
     private final AtomicLong tasksQueuedBehind = new AtomicLong();
+    /** Per function class: the mean task time of its latest map call, 0 before one was measured (see TaskGrouping). */
+    private static final ClassValue<AtomicLong> TASK_NANOS = new ClassValue<>() {
+        @Override
+        protected AtomicLong computeValue(Class<?> type) {
+            return new AtomicLong();
+        }
+    };
     private final AtomicInteger spinningWaiters = new AtomicInteger();
     private final AtomicInteger state = new AtomicInteger(RUNNING);
     /** Guards reading the result rings and the {@link #workers} array's membership. */
@@ -346,7 +353,6 @@ public final class ProcessPool implements AutoCloseable {
     }
 
     /** {@link #map(RemoteFunction, List)}; with {@code prefaultArguments}, see {@link Protocol#PREFAULT_ARGUMENT}. */
-    @SuppressWarnings("unchecked")
     private <T, R> List<R> map(RemoteFunction<T, R> fn, List<? extends T> args, boolean prefaultArguments) {
         Objects.requireNonNull(fn, "fn");
         if (args.isEmpty()) {
@@ -354,6 +360,7 @@ public final class ProcessPool implements AutoCloseable {
         }
         final SharingSession sharing = newSharing();
         final List<Task> tasks = new ArrayList<>(args.size());
+        final TaskGrouping grouping;
         try {
             FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
             Runnable release = sharing::close;
@@ -372,7 +379,7 @@ public final class ProcessPool implements AutoCloseable {
                 };
             }
             // tasks of a call whose function the workers cache may share messages (see TaskGrouping)
-            final TaskGrouping grouping = encoded.id != 0 || encoded.mapId != 0 ? new TaskGrouping() : null;
+            grouping = encoded.id != 0 || encoded.mapId != 0 ? new TaskGrouping(TASK_NANOS.get(fn.getClass()).get()) : null;
             final Task.Batch batch = new Task.Batch(args.size(), release, grouping, prefaultArguments);
             for (T arg : args) {
                 tasks.add(newTask(encoded, arg, config.taskTimeout, batch, sharing));
@@ -395,6 +402,18 @@ public final class ProcessPool implements AutoCloseable {
                 throw e;
             }
         }
+        try {
+            return collect(tasks);
+        } finally {
+            if (grouping != null && grouping.meanNanos() != 0) {
+                TASK_NANOS.get(fn.getClass()).set(grouping.meanNanos());
+            }
+        }
+    }
+
+    /** Waits for every task of a map call; returns the results in order or throws the first failure. */
+    @SuppressWarnings("unchecked")
+    private <R> List<R> collect(List<Task> tasks) {
         final List<R> results = new ArrayList<>(tasks.size());
         RuntimeException failure = null;
         for (Task t : tasks) {

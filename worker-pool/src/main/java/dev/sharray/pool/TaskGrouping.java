@@ -27,6 +27,18 @@ final class TaskGrouping {
 
     /** Moving mean of the call's task times in nanoseconds, 0 before the first answer. */
     private volatile long meanNanos;
+    /** The same function's mean task time in its previous call, 0 when unknown. */
+    private final long priorMeanNanos;
+
+    /** @param priorMeanNanos the function's mean task time in its previous call, 0 when unknown */
+    TaskGrouping(long priorMeanNanos) {
+        this.priorMeanNanos = priorMeanNanos;
+    }
+
+    /** @return the call's mean task time in nanoseconds so far, 0 before its first answer */
+    long meanNanos() {
+        return meanNanos;
+    }
 
     /**
      * A message of the call was answered in full (pump lock held: one writer).
@@ -39,9 +51,15 @@ final class TaskGrouping {
         meanNanos = m == 0 ? n : m + (n - m) / 8;
     }
 
-    /** @return whether the call's tasks, as measured so far, each run longer than {@link #TARGET_NANOS} */
+    /**
+     * @return whether the call's tasks each run longer than {@link #TARGET_NANOS}: as measured so far, or before
+     *         its first answer as the same function's tasks did in its previous call, so a loop of calls
+     *         queues tasks behind running ones from its first dispatch. (Group sizes never use that prior:
+     *         a group of long tasks sent on a stale guess would unbalance the call.)
+     */
     boolean tasksOutlastTarget() {
-        return meanNanos >= TARGET_NANOS;
+        final long m = meanNanos;
+        return (m != 0 ? m : priorMeanNanos) >= TARGET_NANOS;
     }
 
     /**

@@ -38,6 +38,24 @@ class QueuedBehindTest {
         });
     }
 
+    /** A loop of calls queues tasks behind running ones from a call's first dispatch, on the previous call's measure. */
+    @Test
+    void aFunctionsNextCallQueuesBehindFromItsStart() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            try (ProcessPool pool = ProcessPool.create(2)) {
+                final RemoteFunction<Integer, Integer> slow = x -> {
+                    Thread.sleep(x == 0 ? 300 : 20);
+                    return x;
+                };
+                pool.map(slow, range(8)); // measures the function's tasks as long
+                final long before = pool.tasksQueuedBehind();
+                // 4 tasks on 2 workers: only with the prior is anything queued behind (before the first answer)
+                assertEquals(range(4), pool.map(slow, range(4)));
+                assertTrue(pool.tasksQueuedBehind() > before, "nothing was queued behind on the first dispatch");
+            }
+        });
+    }
+
     /** The call's last tasks go to whichever worker is free first: none is committed to a busy one. */
     @Test
     void fewerQueuedTasksThanWorkersAreNotQueuedBehind() {
