@@ -120,6 +120,8 @@ public final class ProcessPool implements AutoCloseable {
     private final CopyCache copies;
     private volatile Worker[] workers = new Worker[0];
     private volatile boolean receiverDeepParked;
+    /** Set by the last pump: every running task belongs to a call measured to run long tasks (see TaskGrouping). */
+    private volatile boolean longTasksOnly;
     private volatile boolean shutdownNow;
     /** Where the result doorbell is bound, after the result thread's first ~0.2 s of polling; see {@link ResultDoorbell}. */
     private final Path doorbellPath;
@@ -795,8 +797,14 @@ public final class ProcessPool implements AutoCloseable {
 
     // -------------------------------------------------------------------------------------- results
 
-    /** Called by a waiting thread: polls results itself for a short while before the caller blocks. */
-    void helpUntilDone(CompletableFuture<?> f) {
+    /**
+     * Called by a waiting thread: polls results itself for a short while before the caller blocks; not for a
+     * task of a call whose tasks are measured long (the polling would only take a core from the workers).
+     */
+    void helpUntilDone(TaskFuture<?> f) {
+        if (f.expectsLongWait()) {
+            return;
+        }
         spinningWaiters.incrementAndGet();
         try {
             final long start = System.nanoTime();
@@ -828,7 +836,8 @@ public final class ProcessPool implements AutoCloseable {
         while (state.get() != CLOSED) {
             if (inFlight.get() > 0 && spinningWaiters.get() == 0) {
                 final int work = tryPump();
-                if (work == 0 && idler.idleNanos() > RESULT_SLEEP_AFTER_NANOS && doorbell != null) {
+                // with only long tasks running, the next answer is milliseconds away: sleep at once
+                if (work == 0 && (longTasksOnly || idler.idleNanos() > RESULT_SLEEP_AFTER_NANOS) && doorbell != null) {
                     if (sleepUntilRung() > 0) {
                         idler.reset();
                     }
@@ -956,11 +965,14 @@ public final class ProcessPool implements AutoCloseable {
     private int pumpLocked() {
         int work = 0;
         boolean deadlines = false;
+        boolean longOnly = true;
         for (Worker w : workers) {
             work += pollWorker(w, 16);
             final Task t = w.inFlight.get();
             deadlines |= t != null && t.deadline != 0;
+            longOnly &= t == null || t.future.expectsLongWait();
         }
+        longTasksOnly = longOnly;
         if (deadlines) {
             checkTimeouts();
         }

@@ -47,6 +47,7 @@ final class Task {
         this.arg = arg;
         this.timeout = timeout;
         this.batch = batch;
+        future.batch = batch;
     }
 
     /**

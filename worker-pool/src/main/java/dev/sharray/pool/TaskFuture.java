@@ -8,16 +8,25 @@ import java.util.concurrent.TimeoutException;
 /**
  * The future of a pool task. Waiting on it first helps: the waiting thread polls the result rings
  * itself for a few tens of microseconds (tiny tasks come back in a few microseconds, and a
- * thread hand-off would cost more than the task), then blocks as usual. Dependent stages are plain
+ * thread hand-off would cost more than the task), then blocks as usual. A task of a map call measured
+ * to run longer than that is waited for by blocking at once. Dependent stages are plain
  * {@link CompletableFuture}s.
  *
  * @param <R> result type
  */
 final class TaskFuture<R> extends CompletableFuture<R> {
     private final ProcessPool pool;
+    /** The call the task belongs to, set once by its {@link Task}. */
+    Task.Batch batch;
 
     TaskFuture(ProcessPool pool) {
         this.pool = pool;
+    }
+
+    /** @return whether the task's call is measured to run tasks too long for polling to pay off */
+    boolean expectsLongWait() {
+        final Task.Batch b = batch;
+        return b != null && b.grouping != null && b.grouping.tasksOutlastTarget();
     }
 
     @Override
