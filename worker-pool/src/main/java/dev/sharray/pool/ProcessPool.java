@@ -351,11 +351,6 @@ public final class ProcessPool implements AutoCloseable {
      * @throws IllegalStateException when the pool is closed
      */
     public <T, R> List<R> map(RemoteFunction<T, R> fn, List<? extends T> args) {
-        return map(fn, args, false);
-    }
-
-    /** {@link #map(RemoteFunction, List)}; with {@code prefaultArguments}, see {@link Protocol#PREFAULT_ARGUMENT}. */
-    private <T, R> List<R> map(RemoteFunction<T, R> fn, List<? extends T> args, boolean prefaultArguments) {
         Objects.requireNonNull(fn, "fn");
         if (args.isEmpty()) {
             return new ArrayList<>();
@@ -382,7 +377,7 @@ public final class ProcessPool implements AutoCloseable {
             }
             // tasks of a call whose function the workers cache may share messages (see TaskGrouping)
             grouping = encoded.id != 0 || encoded.mapId != 0 ? new TaskGrouping(TASK_NANOS.get(fn.getClass()).get()) : null;
-            final Task.Batch batch = new Task.Batch(args.size(), release, grouping, prefaultArguments);
+            final Task.Batch batch = new Task.Batch(args.size(), release, grouping);
             for (T arg : args) {
                 tasks.add(newTask(encoded, arg, config.taskTimeout, batch, sharing));
             }
@@ -489,10 +484,11 @@ public final class ProcessPool implements AutoCloseable {
     /**
      * Splits {@code array} into views of {@code rowsPerChunk} rows along axis 0 and runs {@code fn} on
      * each view in parallel. Workers map the same memory: what {@code fn} writes into its view is in
-     * {@code array} when this returns. The views are released when this returns. As {@code fn} is expected to
-     * work through its whole chunk, the worker first populates the chunk's memory pages in one call
-     * ({@link SharedArray#prefault()}; nearly free for pages it has populated before) instead of taking a page
-     * fault per 4 KiB page on first touch.
+     * {@code array} when this returns. The views are released when this returns. A function that works
+     * through its whole chunk can start with {@link SharedArray#prefault() chunk.prefault()}: one call instead
+     * of a page fault per 4 KiB page the first time a worker meets the chunk, next to nothing after that. The
+     * pool does not do it for every function: one that reads a few elements would pay for pages it never
+     * touches.
      *
      * @param array        the array (any view with at least one dimension)
      * @param rowsPerChunk rows per chunk, at least 1; the last chunk may be shorter
@@ -514,7 +510,7 @@ public final class ProcessPool implements AutoCloseable {
             for (long start = 0; start < rows; start += rowsPerChunk) {
                 chunks.add(array.slice(0, start, Math.min(rows, start + rowsPerChunk), 1));
             }
-            return map(fn, chunks, true);
+            return map(fn, chunks);
         } finally {
             chunks.forEach(SharedArray::release);
         }

@@ -6,7 +6,7 @@ package dev.sharray.pool;
  *
  * <pre>
  * parent → worker
- *   TASK     kind, taskId:long, fnMode:byte (mode | flags), fnId:int, [fnLength:int fnBytes] (INLINE, DEFINE, MAP_DEFINE),
+ *   TASK     kind, taskId:long, fnMode:byte, fnId:int, [fnLength:int fnBytes] (INLINE, DEFINE, MAP_DEFINE),
  *            argument value
  *   TASKS    kind, count:int (at least 2), fnMode:byte (not INLINE), fnId:int, [fnLength:int fnBytes],
  *            then count times: taskId:long, argLength:int, argument value; run in order, one RESULT each
@@ -40,15 +40,6 @@ final class Protocol {
     static final byte FN_MAP_DEFINE = 3;
     /** The worker has the map call's function cached (the parent mirrors its cache); no bytes follow. */
     static final byte FN_MAP_REF = 4;
-
-    /** The low bits of the fn mode byte hold the mode (above); the bits above them are flags of the call. */
-    static final byte FN_MODE_MASK = 0x0F;
-    /**
-     * Flag on the fn mode byte: each task's argument is a chunk of a {@code mapChunks} call, which its function
-     * works through whole; the worker populates the chunk's pages in one call before running it
-     * ({@code SharedArray.prefault()}) rather than taking a page fault per page.
-     */
-    static final byte PREFAULT_ARGUMENT = 0x40;
 
     static final byte OK = 0;
     static final byte ERROR = 1;

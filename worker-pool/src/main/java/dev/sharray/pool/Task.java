@@ -59,18 +59,15 @@ final class Task {
         private final Runnable release;
         /** How the call's queued tasks may share messages, or {@code null} when each goes alone. */
         final TaskGrouping grouping;
-        /** Whether the worker populates each task's array argument before the call (a {@code mapChunks} chunk). */
-        final boolean prefaultArguments;
 
         Batch(int tasks, Runnable release) {
-            this(tasks, release, null, false);
+            this(tasks, release, null);
         }
 
-        Batch(int tasks, Runnable release, TaskGrouping grouping, boolean prefaultArguments) {
+        Batch(int tasks, Runnable release, TaskGrouping grouping) {
             this.remaining = new AtomicInteger(tasks);
             this.release = release;
             this.grouping = grouping;
-            this.prefaultArguments = prefaultArguments;
         }
 
         /** @return tasks of the group not yet done */

@@ -183,7 +183,7 @@ final class Worker {
     private static int encodeTask(MutableDirectBuffer b, int offset, Task t, byte mode) {
         b.putByte(offset, Protocol.TASK);
         b.putLong(offset + 1, t.id, ByteOrder.LITTLE_ENDIAN);
-        int pos = encodeFunction(b, offset + Protocol.TASK_HEADER, t, mode);
+        int pos = encodeFunction(b, offset + Protocol.TASK_HEADER, t.fn, mode);
         b.putBytes(pos, t.arg);
         pos += t.arg.length;
         return pos - offset;
@@ -193,7 +193,7 @@ final class Worker {
     private static int encodeGroup(MutableDirectBuffer b, int offset, Task head, byte mode) {
         b.putByte(offset, Protocol.TASKS);
         int count = 0;
-        int pos = encodeFunction(b, offset + Protocol.TASKS_HEADER, head, mode);
+        int pos = encodeFunction(b, offset + Protocol.TASKS_HEADER, head.fn, mode);
         for (Task t = head; t != null; t = t.nextInGroup) {
             b.putLong(pos, t.id, ByteOrder.LITTLE_ENDIAN);
             b.putInt(pos + 8, t.arg.length, ByteOrder.LITTLE_ENDIAN);
@@ -205,14 +205,10 @@ final class Worker {
         return pos - offset;
     }
 
-    /**
-     * Writes the fn section of {@code t}'s message (mode and the call's flags, id, and the bytes unless the
-     * worker has them); returns where it ends.
-     */
-    private static int encodeFunction(MutableDirectBuffer b, int pos, Task t, byte mode) {
-        final FunctionCodec.Encoded fn = t.fn;
+    /** Writes the fn section (mode, id, and the bytes unless the worker has them); returns where it ends. */
+    private static int encodeFunction(MutableDirectBuffer b, int pos, FunctionCodec.Encoded fn, byte mode) {
         final boolean forMap = mode == Protocol.FN_MAP_DEFINE || mode == Protocol.FN_MAP_REF;
-        b.putByte(pos, (byte) (mode | (t.batch.prefaultArguments ? Protocol.PREFAULT_ARGUMENT : 0)));
+        b.putByte(pos, mode);
         b.putInt(pos + 1, forMap ? fn.mapId : fn.id, ByteOrder.LITTLE_ENDIAN);
         pos += 5;
         if (mode != Protocol.FN_REF && mode != Protocol.FN_MAP_REF) {

@@ -1,6 +1,5 @@
 package dev.sharray.pool;
 
-import dev.sharray.SharedArray;
 import dev.sharray.reducers.MalformedDataException;
 import dev.sharray.reducers.Reducers;
 import dev.sharray.reducers.ValueReader;
@@ -53,8 +52,6 @@ final class WorkerLoop {
     private RemoteFunction<Object, Object> fn;
     private Object arg;
     private Throwable decodeError;
-    /** The current task's argument is a mapChunks chunk: populate its pages before the call (Protocol.PREFAULT_ARGUMENT). */
-    private boolean prefaultArgument;
 
     /** Whether a worker warms its first-task paths on a helper thread at start (default true). */
     static final boolean PREWARM = Boolean.parseBoolean(System.getProperty("sharray.pool.prewarm", "true"));
@@ -230,7 +227,7 @@ final class WorkerLoop {
         final int end = groupLength;
         final int count = group.getInt(1, ByteOrder.LITTLE_ENDIAN);
         final int fnAt = Protocol.TASKS_HEADER;
-        final byte mode = (byte) (group.getByte(fnAt) & Protocol.FN_MODE_MASK);
+        final byte mode = group.getByte(fnAt);
         final boolean fnBytesFollow = mode == Protocol.FN_DEFINE || mode == Protocol.FN_MAP_DEFINE;
         final long tasksAt = fnAt + 5L + (fnBytesFollow && fnAt + 9 <= end ? 4L + group.getInt(fnAt + 5, ByteOrder.LITTLE_ENDIAN) : 0);
         if (mode == Protocol.FN_INLINE || (fnBytesFollow && fnAt + 9 > end) || tasksAt < fnAt + 5 || tasksAt > end) {
@@ -301,9 +298,7 @@ final class WorkerLoop {
     @SuppressWarnings("unchecked")
     private RemoteFunction<Object, Object> readFunction(DirectBuffer buffer, int end) {
         final RemoteFunction<Object, Object> fn;
-        final byte modeAndFlags = valueReader.readByte();
-        final byte mode = (byte) (modeAndFlags & Protocol.FN_MODE_MASK);
-        prefaultArgument = (modeAndFlags & Protocol.PREFAULT_ARGUMENT) != 0;
+        final byte mode = valueReader.readByte();
         final int fnId = valueReader.readInt();
         if (mode == Protocol.FN_REF) {
             final Object entry = functions.get(fnId);
@@ -401,9 +396,6 @@ final class WorkerLoop {
         Throwable error = decodeError;
         if (error == null) {
             try {
-                if (prefaultArgument && arg instanceof SharedArray) {
-                    ((SharedArray) arg).prefault(); // without the flag the class is never resolved here
-                }
                 result = fn.apply(arg);
             } catch (Throwable t) {
                 error = t;
