@@ -653,6 +653,7 @@ public final class ProcessPool implements AutoCloseable {
             return;
         }
         Task failed = null;
+        boolean offeredBack = false;
         try {
             for (Worker w : workers) {
                 final Task running = w.inFlight.get();
@@ -661,10 +662,11 @@ public final class ProcessPool implements AutoCloseable {
                 }
                 final Task next = pending.poll();
                 if (next == null) {
-                    return;
+                    break;
                 }
                 if (next.batch != running.batch || !worthQueueingBehind(next)) {
                     pending.offerFirst(next);
+                    offeredBack = true;
                     continue;
                 }
                 next.worker = w;
@@ -688,21 +690,36 @@ public final class ProcessPool implements AutoCloseable {
                     running.nextInGroup = null; // the worker is dying: its exit requeues nothing of this one
                     next.worker = null;
                     pending.offerFirst(next);
+                    offeredBack = true;
                 }
             }
         } finally {
             pumpLock.unlock();
         }
         finishInOrder(failed);
+        if (offeredBack && hasIdleWorker()) {
+            // a worker went idle while a task was off the queue here: its dispatch found the queue empty
+            dispatch();
+        }
+    }
+
+    private boolean hasIdleWorker() {
+        for (Worker w : workers) {
+            if (w.state.get() == Worker.IDLE) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
-     * @return whether {@code t} (just taken off the queue) is a long task of a map call with, counting it, at
-     *         least as many of its tasks queued as there are workers
+     * @return whether {@code t} (just taken off the queue) is a long task of a map call, in a small message, with,
+     *         counting it, at least as many of its tasks queued as there are workers
      */
     private boolean worthQueueingBehind(Task t) {
+        // small messages only: this one is sent under the pump lock and must never wait for room in the ring
         if (t.future.isDone() || t.batch.grouping == null || !t.batch.grouping.tasksOutlastTarget()
-            || t.arg.length > TaskGrouping.MAX_ARG_BYTES) {
+            || t.arg.length > TaskGrouping.MAX_ARG_BYTES || t.fn.bytes.length > TaskGrouping.MAX_GROUP_BYTES) {
             return false;
         }
         int queued = 1;

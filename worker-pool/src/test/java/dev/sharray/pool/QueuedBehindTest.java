@@ -56,6 +56,23 @@ class QueuedBehindTest {
         });
     }
 
+    /** A task is queued behind another under the pump lock, so only in a message that fits the ring at once. */
+    @Test
+    void aCallWhoseFunctionCarriesMuchDataIsNotQueuedBehind() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            try (ProcessPool pool = ProcessPool.create(2)) {
+                final byte[] table = new byte[200_000]; // inline (under maxBytes), past a group's 64 KiB
+                table[7] = 3;
+                final List<Integer> out = pool.map((Integer x) -> {
+                    Thread.sleep(20);
+                    return x + table[7];
+                }, range(12));
+                assertEquals(IntStream.range(3, 15).boxed().toList(), out);
+                assertEquals(0, pool.tasksQueuedBehind());
+            }
+        });
+    }
+
     /** The call's last tasks go to whichever worker is free first: none is committed to a busy one. */
     @Test
     void fewerQueuedTasksThanWorkersAreNotQueuedBehind() {
