@@ -84,6 +84,13 @@ public final class ProcessPool implements AutoCloseable {
      * a pool that only starts and runs short tasks never pays it.
      */
     private static final long DOORBELL_AFTER_POLLING_NANOS = 200_000_000;
+    /** Per function class: the mean task time of its latest map call, 0 before one was measured (see TaskGrouping). */
+    private static final ClassValue<AtomicLong> TASK_NANOS = new ClassValue<>() {
+        @Override
+        protected AtomicLong computeValue(Class<?> type) {
+            return new AtomicLong();
+        }
+    };
 
     private final Config config;
     private final Path folder;
@@ -97,13 +104,6 @@ public final class ProcessPool implements AutoCloseable {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong groupsSent = new AtomicLong();
     private final AtomicLong tasksQueuedBehind = new AtomicLong();
-    /** Per function class: the mean task time of its latest map call, 0 before one was measured (see TaskGrouping). */
-    private static final ClassValue<AtomicLong> TASK_NANOS = new ClassValue<>() {
-        @Override
-        protected AtomicLong computeValue(Class<?> type) {
-            return new AtomicLong();
-        }
-    };
     private final AtomicInteger spinningWaiters = new AtomicInteger();
     private final AtomicInteger state = new AtomicInteger(RUNNING);
     /** Guards reading the result rings and the {@link #workers} array's membership. */
