@@ -120,8 +120,6 @@ public final class ProcessPool implements AutoCloseable {
     private final CopyCache copies;
     private volatile Worker[] workers = new Worker[0];
     private volatile boolean receiverDeepParked;
-    /** Set by the last pump: every running task belongs to a call measured to run long tasks (see TaskGrouping). */
-    private volatile boolean longTasksOnly;
     private volatile boolean shutdownNow;
     /** Where the result doorbell is bound, after the result thread's first ~0.2 s of polling; see {@link ResultDoorbell}. */
     private final Path doorbellPath;
@@ -649,6 +647,10 @@ public final class ProcessPool implements AutoCloseable {
      * another thread holds it (that thread dispatches again once it has read the answers).
      */
     private void queueBehindRunningTasks() {
+        final Task head = pending.peek();
+        if (head == null || head.batch.grouping == null || !head.batch.grouping.tasksOutlastTarget()) {
+            return; // the common case of short tasks: no lock, no queue traffic on their hot path
+        }
         if (!pumpLock.tryLock()) {
             return;
         }
@@ -850,7 +852,7 @@ public final class ProcessPool implements AutoCloseable {
             if (inFlight.get() > 0 && spinningWaiters.get() == 0) {
                 final int work = tryPump();
                 // with only long tasks running, the next answer is milliseconds away: sleep at once
-                if (work == 0 && (longTasksOnly || idler.idleNanos() > RESULT_SLEEP_AFTER_NANOS) && doorbell != null) {
+                if (work == 0 && doorbell != null && (idler.idleNanos() > RESULT_SLEEP_AFTER_NANOS || onlyLongTasksRunning())) {
                     if (sleepUntilRung() > 0) {
                         idler.reset();
                     }
@@ -877,6 +879,21 @@ public final class ProcessPool implements AutoCloseable {
                 LockSupport.parkNanos(this, 200_000);
             }
         }
+    }
+
+    /** @return whether tasks are running and every one belongs to a call measured to run long tasks (see TaskGrouping) */
+    private boolean onlyLongTasksRunning() {
+        boolean any = false;
+        for (Worker w : workers) {
+            final Task t = w.inFlight.get();
+            if (t != null) {
+                if (!t.future.expectsLongWait()) {
+                    return false;
+                }
+                any = true;
+            }
+        }
+        return any;
     }
 
     /** Has the result doorbell bound, once, off the result thread. */
@@ -978,14 +995,11 @@ public final class ProcessPool implements AutoCloseable {
     private int pumpLocked() {
         int work = 0;
         boolean deadlines = false;
-        boolean longOnly = true;
         for (Worker w : workers) {
             work += pollWorker(w, 16);
             final Task t = w.inFlight.get();
             deadlines |= t != null && t.deadline != 0;
-            longOnly &= t == null || t.future.expectsLongWait();
         }
-        longTasksOnly = longOnly;
         if (deadlines) {
             checkTimeouts();
         }
