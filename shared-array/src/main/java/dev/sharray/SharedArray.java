@@ -854,6 +854,11 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         }
         checkLength(length);
         checkAccessible();
+        if (byteSize() >= ParallelChunks.MIN_BYTES) {
+            // a big copy writes every page: populate them in one call per chunk, not a fault per page during
+            // the copy (a fresh 1 GiB array on this VM: 0.87-1.30 s against 1.69-1.73 s); next to nothing once done
+            prefault();
+        }
         ParallelChunks.copyIn(array, UnsafeApi.arrayBaseOffset(array.getClass()), address, byteSize());
         return true;
     }

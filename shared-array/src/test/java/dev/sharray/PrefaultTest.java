@@ -89,6 +89,24 @@ class PrefaultTest {
     }
 
     @Test
+    @EnabledOnOs(OS.LINUX)
+    void aBigCopyIntoAFreshArrayPopulatesItFirst() {
+        final int n = (int) (ParallelChunks.MIN_BYTES / 8);
+        final double[] data = new double[n];
+        data[n - 1] = 7;
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, n)) {
+            a.copyFrom(data);
+            // every block the data covers whole, recorded by prefault(): the pages came in one call per chunk
+            assertTrue(a.populatedBytes() >= ParallelChunks.MIN_BYTES - 2 * PopulatedBlocks.BLOCK, "populated: " + a.populatedBytes());
+            assertEquals(7.0, a.getDouble(n - 1));
+        }
+        try (SharedArray small = SharedArray.create(DType.FLOAT64, 1024)) {
+            small.copyFrom(new double[1024]);
+            assertEquals(0, small.populatedBytes(), "a small copy just writes");
+        }
+    }
+
+    @Test
     void prefaultOfAReleasedHandleThrows() {
         final SharedArray a = SharedArray.create(DType.INT32, 16);
         a.release();

@@ -103,15 +103,11 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
             shape = new long[] {java.lang.reflect.Array.getLength(array)};
         }
         SharedArray s = cache == null ? null : cache.take(dtype, shape);
-        final boolean fresh = s == null;
-        if (fresh) {
+        if (s == null) {
             s = SharedArray.builder(dtype, shape).folder(root).create();
         }
         try {
-            if (fresh) {
-                // a new file: fault its pages in with one call rather than one fault per page during the copy
-                s.prefault();
-            }
+            // copyFrom populates a big fresh copy's pages before it writes them
             if (data instanceof double[]) {
                 s.copyFrom((double[]) data);
             } else if (data instanceof float[]) {
