@@ -335,12 +335,13 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      */
     public boolean prefault() {
         checkAccessible();
-        final long base = segment.mapping.address();
-        final long from = lowestAddress() - base;
-        final long to = highestAddress() + dtype.byteSize() - base;
-        if (to <= from) {
+        final long[] span = Shapes.span(shape, strides, dtype);
+        if (span == null) {
             return true; // no elements
         }
+        final long base = segment.mapping.address();
+        final long from = offset + span[0];
+        final long to = offset + span[1];
         final PopulatedBlocks blocks = segment.populated();
         final AtomicBoolean populated = new AtomicBoolean(true);
         // chunks of whole blocks, so each block is recorded by the one chunk that covers it
@@ -357,31 +358,6 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     /** @return bytes of this array's mapping that this process recorded as populated by {@link #prefault()} (for tests) */
     long populatedBytes() {
         return segment.populated().populatedBytes();
-    }
-
-    /** @return the address of this view's element nearest the start of the file */
-    private long lowestAddress() {
-        long a = address;
-        for (int d = 0; d < shape.length; d++) {
-            if (strides[d] < 0 && shape[d] > 0) {
-                a += (shape[d] - 1) * strides[d];
-            }
-        }
-        return a;
-    }
-
-    /** @return the address of this view's element nearest the end of the file */
-    private long highestAddress() {
-        long a = address;
-        for (int d = 0; d < shape.length; d++) {
-            if (shape[d] == 0) {
-                return address - 1; // no elements: an empty span
-            }
-            if (strides[d] > 0) {
-                a += (shape[d] - 1) * strides[d];
-            }
-        }
-        return a;
     }
 
     /** @return true once {@link #release()} was called on this handle */
