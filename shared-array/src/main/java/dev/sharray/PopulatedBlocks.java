@@ -45,6 +45,10 @@ final class PopulatedBlocks {
         long runStart = -1;
         for (long b = from >>> BLOCK_SHIFT; b << BLOCK_SHIFT < to; b++) {
             final long blockStart = b << BLOCK_SHIFT;
+            if (runStart < 0 && wholeWordSet(b)) {
+                b += 63; // 64 recorded blocks (4 MiB) at once: a repeat call on a big array is a short scan
+                continue;
+            }
             if (isSet(b)) {
                 if (runStart >= 0) {
                     ok &= run(runStart, blockStart, populator);
@@ -74,6 +78,26 @@ final class PopulatedBlocks {
             }
         }
         return true;
+    }
+
+    /** @return bytes of {@code [from, to)} that lie in blocks not recorded as populated */
+    long unrecordedBytes(long from, long to) {
+        long n = 0;
+        for (long b = from >>> BLOCK_SHIFT; b << BLOCK_SHIFT < to; b++) {
+            if (wholeWordSet(b)) {
+                b += 63;
+                continue;
+            }
+            if (!isSet(b)) {
+                n += Math.min(to, (b + 1) << BLOCK_SHIFT) - Math.max(from, b << BLOCK_SHIFT);
+            }
+        }
+        return n;
+    }
+
+    /** @return whether {@code b} starts a word of the record whose 64 blocks are all recorded */
+    private boolean wholeWordSet(long b) {
+        return (b & 63) == 0 && (long) BITS.getAcquire(bits, (int) (b >>> 6)) == -1L;
     }
 
     /** @return whether block {@code b} was recorded as populated */

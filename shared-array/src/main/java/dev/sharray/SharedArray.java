@@ -343,12 +343,16 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         final long from = offset + span[0];
         final long to = offset + span[1];
         final PopulatedBlocks blocks = segment.populated();
+        final PopulatedBlocks.Populator populator = (at, length) -> Posix.populateWrite(base + at, length);
+        if (blocks.unrecordedBytes(from, to) < ParallelChunks.MIN_BYTES) {
+            // little left to populate (a repeat call on a big array): no helper threads for a scan of the record
+            return blocks.populate(from, to, populator);
+        }
         final AtomicBoolean populated = new AtomicBoolean(true);
         // chunks of whole blocks, so each block is recorded by the one chunk that covers it
         final long alignedFrom = from & -PopulatedBlocks.BLOCK;
-        ParallelChunks.run(to - alignedFrom, 1024 * PopulatedBlocks.BLOCK, (offset, n) -> {
-            final long start = Math.max(from, alignedFrom + offset);
-            if (!blocks.populate(start, alignedFrom + offset + n, (at, length) -> Posix.populateWrite(base + at, length))) {
+        ParallelChunks.run(to - alignedFrom, 1024 * PopulatedBlocks.BLOCK, (chunkAt, n) -> {
+            if (!blocks.populate(Math.max(from, alignedFrom + chunkAt), alignedFrom + chunkAt + n, populator)) {
                 populated.set(false);
             }
         });

@@ -56,6 +56,35 @@ class PopulatedBlocksTest {
     }
 
     @Test
+    void unrecordedBytesCountsWhatAPopulateWouldStillDo() {
+        final PopulatedBlocks blocks = new PopulatedBlocks(10 * B);
+        assertEquals(5 * B / 2, blocks.unrecordedBytes(B / 2, 3 * B));
+        blocks.populate(B / 2, 3 * B, new Calls()); // records blocks 1 and 2; block 0 was covered in part
+        assertEquals(B / 2, blocks.unrecordedBytes(B / 2, 3 * B));
+        assertEquals(3 * B, blocks.unrecordedBytes(0, 5 * B), "blocks 0, 3 and 4");
+    }
+
+    /** Whole words of 64 recorded blocks are skipped at once, around runs that still need populating. */
+    @Test
+    void recordedWordsAreSkippedAndRunsAroundThemStillPopulated() {
+        final PopulatedBlocks blocks = new PopulatedBlocks(200 * B);
+        final Calls c = new Calls();
+        blocks.populate(64 * B, 128 * B, c); // exactly the second word
+        c.calls.clear();
+        blocks.populate(10 * B, 150 * B, c);
+        assertEquals(2, c.calls.size());
+        assertEquals(10 * B, c.calls.get(0)[0]);
+        assertEquals(54 * B, c.calls.get(0)[1]);
+        assertEquals(128 * B, c.calls.get(1)[0]);
+        assertEquals(22 * B, c.calls.get(1)[1]);
+        blocks.populate(0, 200 * B, c);
+        c.calls.clear();
+        assertEquals(0, blocks.unrecordedBytes(B / 2, 199 * B + B / 2));
+        assertTrue(blocks.populate(B / 2, 199 * B + B / 2, c));
+        assertEquals(0, c.calls.size(), "everything recorded: no call");
+    }
+
+    @Test
     void theLastShortBlockCountsWhenCoveredToTheEndOfTheMapping() {
         final PopulatedBlocks blocks = new PopulatedBlocks(4 * B + B / 2);
         blocks.populate(4 * B, 4 * B + B / 2, new Calls());
