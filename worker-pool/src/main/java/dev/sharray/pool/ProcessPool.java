@@ -474,7 +474,8 @@ public final class ProcessPool implements AutoCloseable {
 
     /** Test hook: sends pre-encoded (possibly hostile) function and argument bytes as a task. */
     CompletableFuture<Object> submitEncoded(FunctionCodec.Encoded fn, byte[] arg) {
-        final Task t = new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this), fn, arg, null, new Task.Batch(1, null));
+        final Task.Batch alone = new Task.Batch(1, null);
+        final Task t = new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this, alone), fn, arg, null, alone);
         enqueue(t);
         return t.future;
     }
@@ -516,7 +517,7 @@ public final class ProcessPool implements AutoCloseable {
 
     private Task newTask(FunctionCodec.Encoded fn, Object arg, Duration timeout, Task.Batch batch, SharingSession sharing) {
         final byte[] argBytes = encoders.get().encode(arg, sharing);
-        return new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this), fn, argBytes, timeout, batch);
+        return new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this, batch), fn, argBytes, timeout, batch);
     }
 
     /** @return the sharing policy of one submit or map call */

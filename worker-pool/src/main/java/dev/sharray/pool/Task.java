@@ -47,7 +47,6 @@ final class Task {
         this.arg = arg;
         this.timeout = timeout;
         this.batch = batch;
-        future.batch = batch;
     }
 
     /**

@@ -16,17 +16,17 @@ import java.util.concurrent.TimeoutException;
  */
 final class TaskFuture<R> extends CompletableFuture<R> {
     private final ProcessPool pool;
-    /** The call the task belongs to, set once by its {@link Task}. */
-    Task.Batch batch;
+    /** The call the task belongs to. */
+    private final Task.Batch batch;
 
-    TaskFuture(ProcessPool pool) {
+    TaskFuture(ProcessPool pool, Task.Batch batch) {
         this.pool = pool;
+        this.batch = batch;
     }
 
     /** @return whether the task's call is measured to run tasks too long for polling to pay off */
     boolean expectsLongWait() {
-        final Task.Batch b = batch;
-        return b != null && b.grouping != null && b.grouping.tasksOutlastTarget();
+        return batch.grouping != null && batch.grouping.tasksOutlastTarget();
     }
 
     @Override
