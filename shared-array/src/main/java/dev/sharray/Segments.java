@@ -56,16 +56,9 @@ final class Segments {
         if (existing != null) {
             return existing;
         }
-        Segment retired = RETIRED.remove(realDataPath);
+        final Segment retired = reuseRetired(realDataPath);
         if (retired != null) {
-            retainedBytes -= retired.mapping.length();
-            retired.refs.reclaimDead();
-            if (retired.refs.state() == RefCountFile.LIVE && retired.refs.tryAcquire(retired.slot)) {
-                retired.closed = false;
-                OPEN.put(realDataPath, retired);
-                return retired;
-            }
-            unmapRetired(retired);
+            return retired;
         }
         Path refPath = refPathFor(realDataPath);
         RefCountFile refs = RefCountFile.open(refPath);
@@ -104,6 +97,42 @@ final class Segments {
             throw released(realPath);
         }
         return existing;
+    }
+
+    /**
+     * Reuses the mapping of a sharray array file that this process maps now (open or retained) under exactly
+     * {@code path}, with one more reference, and without a file system call: a worker opens the same array's
+     * chunks task after task, and resolving the path each time was its largest cost per task. Such a path was
+     * a real path in a sharray folder when the file was mapped, and nothing new is mapped here; a user's own
+     * {@code .npy} file (no refcount file) never qualifies, so a descriptor cannot reach it this way.
+     *
+     * @param path a descriptor's path, as given
+     * @return the segment, or {@code null} when the caller must resolve the path and open it in full
+     * @throws IllegalStateException when it is open here but its last holder anywhere has released it
+     */
+    static synchronized Segment reuseMappedArray(Path path) {
+        final Segment open = OPEN.get(path);
+        if (open != null) {
+            return open.refs == null ? null : reuseOpen(path);
+        }
+        return reuseRetired(path);
+    }
+
+    /** A retained mapping of {@code realPath} taken back into use with one reference, or null (then unmapped if dead). */
+    private static Segment reuseRetired(Path realPath) {
+        final Segment retired = RETIRED.remove(realPath);
+        if (retired == null) {
+            return null;
+        }
+        retainedBytes -= retired.mapping.length();
+        retired.refs.reclaimDeadUnlessHeldElsewhere();
+        if (retired.refs.state() == RefCountFile.LIVE && retired.refs.tryAcquire(retired.slot)) {
+            retired.closed = false;
+            OPEN.put(realPath, retired);
+            return retired;
+        }
+        unmapRetired(retired);
+        return null;
     }
 
     /** Opens (or reuses) a user's {@code .npy} file: mapped and counted in this process only. */
@@ -180,7 +209,7 @@ final class Segments {
         if (s.refs == null) {
             return;
         }
-        s.refs.reclaimDead();
+        s.refs.reclaimDeadUnlessHeldElsewhere();
         deleteIfUnreferenced(s.refs, s.dataPath);
         if (!retire) {
             s.refs.unmap();

@@ -195,13 +195,16 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     public static SharedArray open(Descriptor descriptor) {
         Objects.requireNonNull(descriptor, "descriptor");
         Reaper.onFirstUse();
-        Path real = realPath(descriptor.path());
-        final boolean sharrayFile = TempFolders.isSharrayDataFile(real);
-        if (!sharrayFile && !SharedArrays.isAllowedFolder(real)) {
-            throw new InvalidDescriptorException("path", real + " is not in a sharray folder "
-                + "(.../" + TempFolders.userFolderName() + "/<owner>/<name>.npy) or an allowed folder");
+        Segment seg = Segments.reuseMappedArray(descriptor.path());
+        if (seg == null) {
+            final Path real = realPath(descriptor.path());
+            final boolean sharrayFile = TempFolders.isSharrayDataFile(real);
+            if (!sharrayFile && !SharedArrays.isAllowedFolder(real)) {
+                throw new InvalidDescriptorException("path", real + " is not in a sharray folder "
+                    + "(.../" + TempFolders.userFolderName() + "/<owner>/<name>.npy) or an allowed folder");
+            }
+            seg = openSegment(real, sharrayFile);
         }
-        Segment seg = openSegment(real, sharrayFile);
         try {
             checkFits(descriptor, seg.header);
         } catch (RuntimeException e) {

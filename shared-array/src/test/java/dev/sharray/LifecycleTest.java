@@ -72,6 +72,28 @@ class LifecycleTest {
     }
 
     @Test
+    void aKilledHoldersReferencesAreReclaimedByTheLastLiveHolderToRelease() throws Exception {
+        SharedArray a = SharedArray.create(DType.INT32, 100);
+        Path file = a.path();
+        try (ChildJvm doomed = ChildJvm.start(ArrayAgent.class, List.of());
+             ChildJvm keeper = ChildJvm.start(ArrayAgent.class, List.of())) {
+            doomed.expect("ready ");
+            keeper.expect("ready ");
+            doomed.send("hold " + hex(a) + " 5");
+            assertEquals("held", doomed.readLine());
+            keeper.send("open " + hex(a));
+            String id = keeper.expect("id ");
+            assertEquals(7, total(a));
+            doomed.kill9();
+            a.release(); // the keeper, alive, still holds: the array stays, dead references or not
+            assertTrue(Files.exists(file));
+            keeper.send("release " + id);
+            assertEquals("ok", keeper.readLine());
+            assertFalse(Files.exists(file), "the keeper's release was the last live one: it reclaims and deletes");
+        }
+    }
+
+    @Test
     void anArrayWhoseLastHolderDiedIsDeletedByTheReaperOrTheNextOpen() throws Exception {
         for (boolean byReap : new boolean[] {true, false}) {
             SharedArray a = SharedArray.create(DType.INT32, 100);

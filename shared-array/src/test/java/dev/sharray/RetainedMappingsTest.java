@@ -3,9 +3,11 @@ package dev.sharray;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Retained mappings: reused by a later open, never a reference, returned once the file is deleted. */
 class RetainedMappingsTest {
@@ -39,6 +41,39 @@ class RetainedMappingsTest {
             assertEquals(0, SharedArrays.retainedMappingBytes());
         } finally {
             SharedArrays.retainMappings(0);
+        }
+    }
+
+    @Test
+    void aRetainedMappingOfAnArrayReleasedEverywhereIsDroppedAndItsOpenRefused() throws Exception {
+        SharedArrays.retainMappings(64L << 20);
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
+            owner.expect("ready ");
+            owner.send("create FLOAT64 1000");
+            Descriptor d = Descriptor.fromBytes(HexFormat.of().parseHex(owner.expect("desc ")));
+            SharedArray.open(d).release();
+            assertTrue(SharedArrays.retainedMappingBytes() > 0);
+            owner.send("exit");
+            assertEquals(0, owner.finish());
+            assertFalse(Files.exists(d.path()));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> SharedArray.open(d));
+            assertTrue(e.getMessage().contains("released by all its holders"), e.getMessage());
+            assertEquals(0, SharedArrays.retainedMappingBytes(), "the open found the retained mapping dead and unmapped it");
+        } finally {
+            SharedArrays.retainMappings(0);
+        }
+    }
+
+    @Test
+    void aDescriptorNamingAUsersOwnFileMappedHereIsStillRefused(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("mine.npy");
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, 16)) {
+            Files.copy(a.path(), file);
+        }
+        try (SharedArray mine = SharedArray.openNpy(file)) {
+            // the reuse of mappings by path serves sharray's own arrays only: a descriptor is checked in full
+            InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> SharedArray.open(mine.descriptor()));
+            assertEquals("path", e.field());
         }
     }
 }
