@@ -28,7 +28,8 @@ import java.util.concurrent.Future;
  * ({@code mapChunks}: each task encodes a run of whole stripes straight on the mapped memory). The two
  * pools run alternately in the same JVM, round after round, so both see the same load on a shared
  * machine; one and two threads encoding in this JVM (no pool) run in the same rotation as the
- * reference for what two cores and this memory allow. Prints
+ * reference for what two cores and this memory allow, the two threads once on halves and once taking
+ * the pool's chunks from a shared queue (what the chunking itself allows). Prints
  * GB/s of data per round, the medians, and the median of the per-round 2-worker/1-worker ratios (bar:
  * at least 1.7).
  *
@@ -159,7 +160,8 @@ public final class CodecPoolBench {
                 }
                 // [config][round] GB/s; configs: pool of 1, pool of 2, then in this JVM (no pool) one
                 // thread and two threads: the machine's own ceiling for two cores on this memory
-                final String[] names = {"pool, 1 worker", "pool, 2 workers", "1 thread, no pool", "2 threads, no pool"};
+                final String[] names = {"pool, 1 worker", "pool, 2 workers", "1 thread, no pool", "2 threads, no pool",
+                    "2 threads, pool's chunks"};
                 final double[][] gbs = new double[names.length][rounds];
                 final ExecutorService threads = Executors.newFixedThreadPool(2);
                 for (int r = -WARMUP_ROUNDS; r < rounds; r++) {
@@ -167,7 +169,8 @@ public final class CodecPoolBench {
                         long t0 = System.nanoTime();
                         long done = c == 0 ? sum(one.mapChunks(set, rowsPerChunk, fn))
                             : c == 1 ? sum(two.mapChunks(set, rowsPerChunk, fn))
-                            : c == 2 ? encodeChunk(set) : twoThreads(threads, set);
+                            : c == 2 ? encodeChunk(set) : c == 3 ? twoThreads(threads, set)
+                            : twoThreadsOverChunks(threads, set, rowsPerChunk);
                         long t1 = System.nanoTime();
                         if (done != stripes) {
                             throw new IllegalStateException("encoded " + done + " of " + stripes + " stripes");
@@ -184,9 +187,11 @@ public final class CodecPoolBench {
                 verify(set);
                 final double[] ratio = new double[rounds];
                 final double[] ratioPool1 = new double[rounds];
+                final double[] ratioChunks = new double[rounds];
                 for (int r = 0; r < rounds; r++) {
                     ratio[r] = gbs[1][r] / gbs[0][r];
                     ratioPool1[r] = gbs[3][r] / gbs[2][r];
+                    ratioChunks[r] = gbs[4][r] / gbs[2][r];
                 }
                 for (int c = 0; c < names.length; c++) {
                     System.out.printf(Locale.ROOT, "median %-18s %6.2f GB/s  (best %.2f)%n", names[c] + ":",
@@ -195,6 +200,8 @@ public final class CodecPoolBench {
                 System.out.printf(Locale.ROOT, "median ratio 2 workers / 1 worker: %.2f  (per round: %s; bar >= 1.70)%n",
                     median(ratio), fmt(ratio));
                 System.out.printf(Locale.ROOT, "median ratio 2 threads / 1 thread (no pool, machine ceiling): %.2f%n", median(ratioPool1));
+                System.out.printf(Locale.ROOT, "median ratio 2 threads over the pool's %d chunks / 1 thread (the chunks' own ceiling): %.2f%n",
+                    (stripes + rowsPerChunk - 1) / rowsPerChunk, median(ratioChunks));
             }
         }
     }
@@ -245,6 +252,32 @@ public final class CodecPoolBench {
             }
         }
         System.out.println("parity verified on all " + set.shape()[0] + " stripes");
+    }
+
+    /**
+     * Two threads of this JVM taking the pool's chunks one at a time, each from a shared queue as a free worker
+     * does: what the chunking alone allows, since two workers of unequal speed end a call unevenly when
+     * the last chunk is a large share of the work.
+     */
+    private static long twoThreadsOverChunks(ExecutorService threads, SharedArray set, long rowsPerChunk) {
+        final long stripes = set.shape()[0];
+        final java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.Callable<Long> take = () -> {
+            long done = 0;
+            for (long start; (start = next.getAndAdd(rowsPerChunk)) < stripes; ) {
+                try (SharedArray chunk = set.slice(0, start, Math.min(stripes, start + rowsPerChunk), 1)) {
+                    done += encodeChunk(chunk);
+                }
+            }
+            return done;
+        };
+        try {
+            final Future<Long> a = threads.submit(take);
+            final Future<Long> b = threads.submit(take);
+            return a.get() + b.get();
+        } catch (InterruptedException | ExecutionException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Two threads of this JVM, each encoding half of the stripes. */
