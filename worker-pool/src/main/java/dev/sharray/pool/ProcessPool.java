@@ -409,6 +409,7 @@ public final class ProcessPool implements AutoCloseable {
     /** Waits for every task of a map call; returns the results in order or throws the first failure. */
     @SuppressWarnings("unchecked")
     private <R> List<R> collect(List<Task> tasks) {
+        awaitLast(tasks);
         final List<R> results = new ArrayList<>(tasks.size());
         RuntimeException failure = null;
         for (Task t : tasks) {
@@ -438,6 +439,22 @@ public final class ProcessPool implements AutoCloseable {
             throw failure;
         }
         return results;
+    }
+
+    /**
+     * Waits for the call's last task before collecting: tasks finish roughly in order, so the caller then finds
+     * the others done, and a call of long tasks wakes it once or twice rather than once per task (each wake-up
+     * takes a core from a worker on a small machine).
+     */
+    private static void awaitLast(List<Task> tasks) {
+        final Task last = tasks.get(tasks.size() - 1);
+        if (tasks.size() > 1 && !last.future.isDone()) {
+            try {
+                last.future.join();
+            } catch (CompletionException | CancellationException e) {
+                // collected in argument order below, with the call's other failures
+            }
+        }
     }
 
     /** @return a new map-call id, never 0 (0 means "not cached"); ids wrap after 2^32 calls, long after their entries are gone */
