@@ -44,28 +44,6 @@ final class Posix {
         return AVAILABLE ? geteuid() : null;
     }
 
-    private static native int kill(int pid, int signal) throws LastErrorException;
-
-    private static final int EPERM = 1;
-    private static final int ESRCH = 3;
-
-    /**
-     * Signal 0 to {@code pid}: one system call, no {@code /proc} path to build and look up.
-     *
-     * @return whether a process {@code pid} exists (a zombie counts), or {@code null} when this cannot tell
-     */
-    static Boolean processExists(long pid) {
-        if (!AVAILABLE || pid <= 0 || pid > Integer.MAX_VALUE) {
-            return null;
-        }
-        try {
-            kill((int) pid, 0);
-            return Boolean.TRUE;
-        } catch (LastErrorException e) {
-            return e.getErrorCode() == ESRCH ? Boolean.FALSE : e.getErrorCode() == EPERM ? Boolean.TRUE : null;
-        }
-    }
-
     private static native int posix_fallocate(int fd, long offset, long length);
 
     private static native int madvise(long address, long length, int advice) throws LastErrorException;

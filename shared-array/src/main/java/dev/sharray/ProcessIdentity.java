@@ -18,7 +18,7 @@ final class ProcessIdentity {
     private static final boolean PROC = Files.isReadable(Path.of("/proc/self/stat"));
     static final long PID = ProcessHandle.current().pid();
     static final long START = startOf(PID);
-    /** How long a verified (pid, start) pair is trusted while the pid exists: reading stat costs ~10 us. */
+    /** How long a verified (pid, start) pair is trusted while /proc/pid exists: reading stat costs ~10 us. */
     private static final long TRUST_NANOS = 1_000_000_000L;
     private static final java.util.concurrent.ConcurrentHashMap<Long, long[]> VERIFIED = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -45,12 +45,6 @@ final class ProcessIdentity {
         return h.flatMap(p -> p.info().startInstant()).map(Instant::toEpochMilli).orElse(0L);
     }
 
-    /** @return false only when no process {@code pid} exists; checked on every release, so one cheap system call */
-    private static boolean exists(long pid) {
-        final Boolean exists = Posix.processExists(pid);
-        return exists != null ? exists : Files.exists(Path.of("/proc/" + pid));
-    }
-
     /**
      * @param pid process id
      * @param start start time recorded for it, or 0 when unknown
@@ -68,8 +62,8 @@ final class ProcessIdentity {
             long actual = startOf(pid);
             return actual == 0 ? ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) : start == 0 || actual == start;
         }
-        if (!exists(pid)) {
-            return false; // certainly gone
+        if (!Files.exists(Path.of("/proc/" + pid))) {
+            return false; // certainly gone (one system call; kill(pid, 0) would load JNA into every worker)
         }
         long now = System.nanoTime();
         long[] verified = VERIFIED.get(pid);
