@@ -11,13 +11,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Retained mappings: reused by a later open, never a reference, returned once the file is deleted. */
 class RetainedMappingsTest {
+    /** @return the descriptor of a 1000-element FLOAT64 array that {@code owner}, a fresh agent, creates and holds */
+    private static Descriptor arrayCreatedBy(ChildJvm owner) throws Exception {
+        owner.expect("ready ");
+        owner.send("create FLOAT64 1000");
+        return Descriptor.fromBytes(HexFormat.of().parseHex(owner.expect("desc ")));
+    }
+
     @Test
     void aRetainedMappingIsReusedHoldsNoReferenceAndIsTrimmedAfterDeletion() throws Exception {
         SharedArrays.retainMappings(64L << 20);
         try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
-            owner.expect("ready ");
-            owner.send("create FLOAT64 1000");
-            Descriptor d = Descriptor.fromBytes(HexFormat.of().parseHex(owner.expect("desc ")));
+            Descriptor d = arrayCreatedBy(owner);
             long address;
             try (SharedArray a = SharedArray.open(d)) {
                 a.setDouble(5.5, 10);
@@ -48,9 +53,7 @@ class RetainedMappingsTest {
     void aRetainedMappingOfAnArrayReleasedEverywhereIsDroppedAndItsOpenRefused() throws Exception {
         SharedArrays.retainMappings(64L << 20);
         try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
-            owner.expect("ready ");
-            owner.send("create FLOAT64 1000");
-            Descriptor d = Descriptor.fromBytes(HexFormat.of().parseHex(owner.expect("desc ")));
+            Descriptor d = arrayCreatedBy(owner);
             SharedArray.open(d).release();
             assertTrue(SharedArrays.retainedMappingBytes() > 0);
             owner.send("exit");
