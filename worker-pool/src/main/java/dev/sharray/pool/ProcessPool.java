@@ -36,6 +36,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntPredicate;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -100,6 +101,9 @@ public final class ProcessPool implements AutoCloseable {
     private final AtomicLong taskSeq = new AtomicLong();
     private final AtomicInteger mapSeq = new AtomicInteger();
     private final ConcurrentLinkedDeque<Task> pending = new ConcurrentLinkedDeque<>();
+    /** Which worker ran each position of the latest map calls of long tasks (see {@link TaskPlacement}). */
+    private final TaskPlacement placement = new TaskPlacement();
+    private final IntPredicate currentWorker = this::isCurrentWorker;
     /** Tasks submitted and not yet completed (queued, running, or being finished). */
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong groupsSent = new AtomicLong();
@@ -313,7 +317,7 @@ public final class ProcessPool implements AutoCloseable {
         final Task task;
         try {
             final FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
-            task = newTask(encoded, arg, timeout, new Task.Batch(1, sharing::close), sharing);
+            task = newTask(encoded, arg, timeout, new Task.Batch(1, sharing::close), sharing, -1);
         } catch (RuntimeException e) {
             sharing.close();
             throw e;
@@ -377,7 +381,7 @@ public final class ProcessPool implements AutoCloseable {
             grouping = encoded.id != 0 || encoded.mapId != 0 ? new TaskGrouping(TASK_NANOS.get(fn.getClass()).get()) : null;
             final Task.Batch batch = new Task.Batch(args.size(), release, grouping);
             for (T arg : args) {
-                tasks.add(newTask(encoded, arg, config.taskTimeout, batch, sharing));
+                tasks.add(newTask(encoded, arg, config.taskTimeout, batch, sharing, tasks.size()));
             }
         } catch (RuntimeException e) {
             sharing.close();
@@ -492,7 +496,7 @@ public final class ProcessPool implements AutoCloseable {
     /** Test hook: sends pre-encoded (possibly hostile) function and argument bytes as a task. */
     CompletableFuture<Object> submitEncoded(FunctionCodec.Encoded fn, byte[] arg) {
         final Task.Batch alone = new Task.Batch(1, null);
-        final Task t = new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this, alone), fn, arg, null, alone);
+        final Task t = new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this, alone), fn, arg, null, alone, -1);
         enqueue(t);
         return t.future;
     }
@@ -532,9 +536,10 @@ public final class ProcessPool implements AutoCloseable {
         }
     }
 
-    private Task newTask(FunctionCodec.Encoded fn, Object arg, Duration timeout, Task.Batch batch, SharingSession sharing) {
+    private Task newTask(FunctionCodec.Encoded fn, Object arg, Duration timeout, Task.Batch batch, SharingSession sharing,
+                         int position) {
         final byte[] argBytes = encoders.get().encode(arg, sharing);
-        return new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this, batch), fn, argBytes, timeout, batch);
+        return new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this, batch), fn, argBytes, timeout, batch, position);
     }
 
     /** @return the sharing policy of one submit or map call */
@@ -601,11 +606,11 @@ public final class ProcessPool implements AutoCloseable {
                 queueBehindRunningTasks();
                 return;
             }
-            Task t = pending.poll();
+            Task t = placement.take(pending, w.id, currentWorker);
             while (t != null && t.future.isDone()) {
                 // cancelled by the caller while queued: never runs
                 finishUnsent(t);
-                t = pending.poll();
+                t = placement.take(pending, w.id, currentWorker);
             }
             if (t == null) {
                 w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
@@ -621,6 +626,7 @@ public final class ProcessPool implements AutoCloseable {
                 g.groupIndex = ++index;
             }
             t.deadline = t.timeout == null ? 0 : now + Math.max(1, t.timeout.toNanos());
+            placement.placed(t, w.id);
             w.inFlight.set(t);
             boolean sent;
             try {
@@ -680,7 +686,7 @@ public final class ProcessPool implements AutoCloseable {
                 if (running == null || !running.sent || running.nextInGroup != null || w.state.get() != Worker.BUSY) {
                     continue;
                 }
-                final Task next = pending.poll();
+                final Task next = placement.take(pending, w.id, currentWorker);
                 if (next == null) {
                     break;
                 }
@@ -705,6 +711,7 @@ public final class ProcessPool implements AutoCloseable {
                 }
                 if (sent) {
                     next.sent = true;
+                    placement.placed(next, w.id);
                     tasksQueuedBehind.incrementAndGet();
                 } else {
                     running.nextInGroup = null; // the worker is dying: its exit requeues nothing of this one
@@ -721,6 +728,15 @@ public final class ProcessPool implements AutoCloseable {
             // a worker went idle while a task was off the queue here: its dispatch found the queue empty
             dispatch();
         }
+    }
+
+    private boolean isCurrentWorker(int id) {
+        for (Worker w : workers) {
+            if (w.id == id) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean hasIdleWorker() {
@@ -812,6 +828,11 @@ public final class ProcessPool implements AutoCloseable {
     /** @return how many tasks were sent to a worker behind the one it was running, since the pool started (for tests) */
     long tasksQueuedBehind() {
         return tasksQueuedBehind.get();
+    }
+
+    /** @return the id of the worker that ran argument position {@code position} of the latest map call of long tasks, 0 if none (for tests) */
+    int workerForPosition(int position) {
+        return placement.workerFor(position);
     }
 
     /** @return how many messages carried more than one task, since the pool started (for tests) */

@@ -17,6 +17,8 @@ final class Task {
     final byte[] arg;
     final Duration timeout;
     final Batch batch;
+    /** Its argument's index in its map call, -1 for a submitted task (see {@link TaskPlacement}). */
+    final int position;
 
     /** System.nanoTime() deadline once started, 0 for none. */
     long deadline;
@@ -40,13 +42,15 @@ final class Task {
     /** Link in the pump's list of answered tasks. */
     Task nextDone;
 
-    Task(long id, TaskFuture<Object> future, FunctionCodec.Encoded fn, byte[] arg, Duration timeout, Batch batch) {
+    Task(long id, TaskFuture<Object> future, FunctionCodec.Encoded fn, byte[] arg, Duration timeout, Batch batch,
+         int position) {
         this.id = id;
         this.future = future;
         this.fn = fn;
         this.arg = arg;
         this.timeout = timeout;
         this.batch = batch;
+        this.position = position;
     }
 
     /**
