@@ -36,10 +36,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntPredicate;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntPredicate;
 
 /**
  * A pool of worker JVMs that run {@link RemoteFunction}s. Arguments, captured values and results
@@ -101,7 +101,7 @@ public final class ProcessPool implements AutoCloseable {
     private final AtomicLong taskSeq = new AtomicLong();
     private final AtomicInteger mapSeq = new AtomicInteger();
     private final ConcurrentLinkedDeque<Task> pending = new ConcurrentLinkedDeque<>();
-    /** Which worker ran each position of the latest map calls of long tasks (see {@link TaskPlacement}). */
+    /** Which worker ran each argument position of recent map calls (see {@link TaskPlacement}). */
     private final TaskPlacement placement = new TaskPlacement();
     private final IntPredicate currentWorker = this::isCurrentWorker;
     /** Tasks submitted and not yet completed (queued, running, or being finished). */
