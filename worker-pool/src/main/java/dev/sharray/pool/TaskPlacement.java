@@ -4,11 +4,11 @@ import java.util.Deque;
 import java.util.function.IntPredicate;
 
 /**
- * Which worker ran each argument position of the pool's latest map calls of long tasks, so the next such
- * call sends position {@code i} to the same worker: a job of several steps over the same chunks (fill,
- * scale, reduce, encode) then has each worker touch the same memory step after step. A process's first
- * access to a page of a mapping costs ~5-13 us on the shadow-paging VMs these pools were measured on,
- * and its caches and TLB hold what it touched last on any machine.
+ * Which worker ran each argument position of the pool's latest map calls whose tasks go one per message,
+ * so the next such call sends position {@code i} to the same worker: a job of several steps over the same
+ * chunks (fill, scale, reduce, encode) then has each worker touch the same memory step after step. A
+ * process's first access to a page of a mapping costs ~5-13 us on the shadow-paging VMs these pools were
+ * measured on, and its caches and TLB hold what it touched last on any machine.
  *
  * <p>Only a preference: a worker with none of its own positions queued takes one no worker is known for,
  * or else the queue's head, so no worker idles while tasks wait. Not for the tasks of a call measured to run
