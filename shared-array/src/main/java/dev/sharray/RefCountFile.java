@@ -226,20 +226,15 @@ final class RefCountFile {
     }
 
     /**
-     * {@link #reclaimDead()}, unless another live process holds a reference: then the array stays whatever
-     * dead holders counted, and the last live holder to release reclaims them, finding no other. This checks
-     * one holder where {@link #reclaimDead()} checks all of them, on the path of every release and reuse.
+     * {@link #reclaimDead()}, unless a live process holds a reference ({@link #hasLiveHolder()}): then the array
+     * stays whatever dead holders counted, and the last live holder to release reclaims them, finding none.
+     * On the path of every release and reuse, this checks holders until the first live one where
+     * {@link #reclaimDead()} checks them all.
      */
-    void reclaimDeadUnlessHeldElsewhere() {
-        for (int i = 0; i < SLOTS; i++) {
-            int o = ownerOffset(i);
-            long pid = buffer.getLongVolatile(o);
-            if (pid > 0 && pid != ProcessIdentity.PID && buffer.getLongVolatile(o + 16) > 0
-                && ProcessIdentity.isAlive(pid, buffer.getLongVolatile(o + 8))) {
-                return;
-            }
+    void reclaimDeadUnlessHeld() {
+        if (!hasLiveHolder()) {
+            reclaimDead();
         }
-        reclaimDead();
     }
 
     /**

@@ -125,7 +125,7 @@ final class Segments {
             return null;
         }
         retainedBytes -= retired.mapping.length();
-        retired.refs.reclaimDeadUnlessHeldElsewhere();
+        retired.refs.reclaimDeadUnlessHeld();
         if (retired.refs.state() == RefCountFile.LIVE && retired.refs.tryAcquire(retired.slot)) {
             retired.closed = false;
             OPEN.put(realPath, retired);
@@ -209,7 +209,7 @@ final class Segments {
         if (s.refs == null) {
             return;
         }
-        s.refs.reclaimDeadUnlessHeldElsewhere();
+        s.refs.reclaimDeadUnlessHeld();
         deleteIfUnreferenced(s.refs, s.dataPath);
         if (!retire) {
             s.refs.unmap();

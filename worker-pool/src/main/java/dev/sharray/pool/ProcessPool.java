@@ -830,7 +830,7 @@ public final class ProcessPool implements AutoCloseable {
         return tasksQueuedBehind.get();
     }
 
-    /** @return the id of the worker that ran argument position {@code position} of the latest map call of long tasks, 0 if none (for tests) */
+    /** @return the id of the worker that last ran argument position {@code position} of a placed map call, 0 if none (for tests) */
     int workerForPosition(int position) {
         return placement.workerFor(position);
     }

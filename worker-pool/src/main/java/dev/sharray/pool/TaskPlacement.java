@@ -71,7 +71,7 @@ final class TaskPlacement {
         return pending.poll();
     }
 
-    /** Records that {@code worker} runs {@code t}, for the next call of long tasks. */
+    /** Records that {@code worker} runs {@code t}, for the next call this placement {@link #applies} to. */
     void placed(Task t, int worker) {
         if (t.position < 0 || t.position >= MAX_POSITIONS || !applies(t)) {
             return;
