@@ -150,18 +150,22 @@ class TaskPlacementTest {
     @Test
     void aWorkerWithNoneOfItsOwnPositionsQueuedTakesOthers() {
         assertTimeoutPreemptively(Duration.ofSeconds(90), () -> {
-            try (ProcessPool pool = ProcessPool.create(2)) {
+            try (ProcessPool pool = ProcessPool.create(2);
+                 SharedArray go = SharedArray.create(DType.INT32, 1)) {
                 final RemoteFunction<Integer, Long> step = x -> {
                     Thread.sleep(20);
                     return ProcessHandle.current().pid();
                 };
-                // one worker is busy for the whole first call: the other runs, and is remembered for, every position
-                final CompletableFuture<Long> blocker = pool.submit(x -> {
-                    Thread.sleep(1500);
+                // one worker is busy until the first call is over (it waits for a flag in shared memory): the
+                // other runs, and is remembered for, every position. submit sends it to an idle worker at once.
+                final CompletableFuture<Long> blocker = pool.submit(flag -> {
+                    while (flag.getInt(0) == 0) {
+                        Thread.sleep(1);
+                    }
                     return ProcessHandle.current().pid();
-                }, 0);
-                Thread.sleep(200);
+                }, go);
                 final List<Long> first = pool.map(step, range(TASKS));
+                go.setInt(1, 0);
                 final long busy = blocker.get();
                 assertEquals(Set.of(first.get(0)), new HashSet<>(first), "the free worker ran the whole first call");
                 assertTrue(busy != first.get(0));
