@@ -14,6 +14,13 @@ import java.util.regex.Pattern;
  * the sharray side, runs both for the warm-up, then alternates them pair by pair for the measured runs, and
  * writes a markdown table (into the generated section of {@code docs/benchmarks.md}), a CSV and a PNG chart.
  *
+ * <p>Each measured run directly follows an unmeasured run of the same side, so each side is timed in its own
+ * aftermath, as in a loop of its own calls, never in the other side's. A run can leave work behind that slows
+ * whatever runs next. On this project's VM, in the 1 GiB argument row, sharray's runs right after a joblib run
+ * took 38.9-86.5 ms (median 48.2) and those right after one of its own 34.9-54.9 ms (median 36.7), 12 of each;
+ * a 1 GiB copy right after another process had freed 1 GiB took a median 81 ms against 32-38 ms from 150 ms
+ * later. Alternating the sides pair by pair still spreads slow drift of the machine over both.
+ *
  * <p>Options: {@code --runs N} (5), {@code --warmup N} (2), {@code --only REGEX} (row ids), {@code --root DIR}
  * (repository root, default the working directory), {@code --python PATH} ({@code /usr/bin/python3}),
  * {@code --no-docs} (print only).
@@ -125,14 +132,14 @@ public final class PeerHarness {
         try {
             peer = open(row.peerImpl(), row, py, r, true);
             shar = open(row.sharrayImpl(), row, py, r, false);
-            for (int i = 0; i < warmup + runs; i++) {
-                boolean measured = i >= warmup;
-                if (peer != null) {
-                    peer = runOne(peer, measured ? r.peer : null, r, true);
-                }
-                if (shar != null) {
-                    shar = runOne(shar, measured ? r.sharray : null, r, false);
-                }
+            for (int i = 0; i < warmup; i++) {
+                peer = runOne(peer, null, r, true);
+                shar = runOne(shar, null, r, false);
+            }
+            for (int i = 0; i < runs; i++) {
+                // a measured run directly follows an unmeasured run of its own side (see the class comment)
+                peer = runOne(runOne(peer, null, r, true), r.peer, r, true);
+                shar = runOne(runOne(shar, null, r, false), r.sharray, r, false);
             }
         } finally {
             closeQuietly(peer);
@@ -170,7 +177,11 @@ public final class PeerHarness {
         }
     }
 
+    /** Runs {@code w} once (none when null), adding its time to {@code into} unless null; null once it failed. */
     private static Workload runOne(Workload w, List<Double> into, Result r, boolean isPeer) {
+        if (w == null) {
+            return null;
+        }
         try {
             double seconds = w.run();
             if (into != null) {
