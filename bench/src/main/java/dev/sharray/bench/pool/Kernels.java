@@ -4,6 +4,11 @@ import dev.sharray.SharedArray;
 import dev.sharray.pool.RemoteFunction;
 import sun.misc.Unsafe;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+
 /**
  * The worker functions of the pool workloads, written for speed: contiguous FLOAT64 chunks are read
  * through their raw address with independent accumulators (C2 does not vectorise a floating-point
@@ -82,6 +87,34 @@ public final class Kernels {
             s0 += a * a;
         }
         return (s0 + s1) + (s2 + s3);
+    }
+
+    /**
+     * The same sum on {@code threads} threads of {@code executor} over as many contiguous parts, with no pool:
+     * the machine's own ceiling for the pool's sum-of-squares rows.
+     *
+     * @param executor runs the parts
+     * @param array a contiguous FLOAT64 array
+     * @param threads parts, one per thread
+     * @return the sum of squares
+     * @throws Exception when a part fails
+     */
+    public static double sumOfSquaresOnThreads(ExecutorService executor, SharedArray array, int threads)
+        throws Exception {
+        final long n = array.size();
+        final long address = array.address();
+        final long per = (n / threads + 7) & ~7L;
+        final List<Future<Double>> parts = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            final long from = Math.min(n, t * per);
+            final long count = Math.min(n, from + per) - from;
+            parts.add(executor.submit(() -> sumOfSquares(address + from * 8, count)));
+        }
+        double s = 0;
+        for (Future<Double> f : parts) {
+            s += f.get();
+        }
+        return s;
     }
 
     /**

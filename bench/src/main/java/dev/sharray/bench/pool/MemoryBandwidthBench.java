@@ -12,11 +12,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -56,19 +53,6 @@ public class MemoryBandwidthBench {
      */
     @Benchmark
     public double sumOfSquares() throws Exception {
-        final long n = array.size();
-        final long address = array.address();
-        final long per = (n / threads + 7) & ~7L;
-        final List<Future<Double>> parts = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            final long from = Math.min(n, t * per);
-            final long count = Math.min(n, from + per) - from;
-            parts.add(executor.submit(() -> Kernels.sumOfSquares(address + from * 8, count)));
-        }
-        double s = 0;
-        for (Future<Double> f : parts) {
-            s += f.get();
-        }
-        return s;
+        return Kernels.sumOfSquaresOnThreads(executor, array, threads);
     }
 }
