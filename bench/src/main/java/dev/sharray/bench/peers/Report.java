@@ -157,7 +157,8 @@ final class Report {
         b.append(BEGIN).append("\n\n");
         b.append("### Side-by-side run of ").append(date).append("\n\n");
         b.append("Command: `bench/run-peers.sh` — ").append(warmup).append(" warm-up run(s) then ").append(runs)
-            .append(" measured runs per side, peer and sharray alternating pair by pair; the whole run took ")
+            .append(" measured runs per side, peer and sharray alternating pair by pair, each measured run right after")
+            .append(" an unmeasured one of its own side; the whole run took ")
             .append(String.format(Locale.ROOT, "%.1f", minutes)).append(" min.\n\n");
         for (String m : machine) {
             b.append("- ").append(m).append('\n');
