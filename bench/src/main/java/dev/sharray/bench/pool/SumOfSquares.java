@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * Sum of squares over a 1 GiB FLOAT64 SharedArray with {@code mapChunks} in {@code chunks} chunks
  * (1: one task, one worker busy; 8: both workers), each worker reading its chunk in place
- * ({@link Kernels#SUM_OF_SQUARES}).
+ * ({@link Kernels#SUM_OF_SQUARES}). The set-up brings the pool's per-task path to steady state first
+ * ({@link PoolWorkloads#warmTaskPath}).
  */
 public class SumOfSquares implements Workload {
     ProcessPool pool;
@@ -27,6 +28,7 @@ public class SumOfSquares implements Workload {
         final long chunks = params.getLong("chunks", 8);
         rowsPerChunk = (array.shape()[0] + chunks - 1) / chunks;
         pool = PoolWorkloads.pool(params);
+        PoolWorkloads.warmTaskPath(pool, array); // steady state: see there
     }
 
     @Override
