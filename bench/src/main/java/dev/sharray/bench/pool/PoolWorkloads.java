@@ -36,9 +36,9 @@ final class PoolWorkloads {
      * tasks, and 24.5 ms and 168 us after 3,200.
      */
     static void warmTaskPath(ProcessPool pool, SharedArray array) {
-        final long chunks = 64;
-        final long rows = Math.max(1, array.shape()[0] / chunks);
-        for (int done = 0; done < TASK_PATH_WARMUP_TASKS; done += (int) ((array.shape()[0] + rows - 1) / rows)) {
+        final long rows = Math.max(1, array.shape()[0] / 64);
+        final long tasksPerCall = (array.shape()[0] + rows - 1) / rows;
+        for (long done = 0; done < TASK_PATH_WARMUP_TASKS; done += tasksPerCall) {
             pool.mapChunks(array, rows, Kernels.TOUCH);
         }
     }
