@@ -90,25 +90,33 @@ public final class Kernels {
     }
 
     /**
-     * The same sum on {@code threads} threads of {@code executor} over as many contiguous parts, with no pool:
-     * the machine's own ceiling for the pool's sum-of-squares rows.
+     * The same sum on {@code threads} threads of {@code executor}, each over its own view of a run of rows, with
+     * no pool: the machine's own ceiling for the pool's sum-of-squares rows. Each part holds its view until it
+     * ends, so a part still running after this method failed never reads an array its caller has released.
      *
      * @param executor runs the parts
-     * @param array a contiguous FLOAT64 array
+     * @param array a C-order FLOAT64 array
      * @param threads parts, one per thread
      * @return the sum of squares
      * @throws Exception when a part fails
      */
     public static double sumOfSquaresOnThreads(ExecutorService executor, SharedArray array, int threads)
         throws Exception {
-        final long n = array.size();
-        final long address = array.address();
-        final long per = (n / threads + 7) & ~7L;
+        final long rows = array.shape()[0];
+        final long perPart = (rows + threads - 1) / threads;
         final List<Future<Double>> parts = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            final long from = Math.min(n, t * per);
-            final long count = Math.min(n, from + per) - from;
-            parts.add(executor.submit(() -> sumOfSquares(address + from * 8, count)));
+        for (long from = 0; from < rows; from += perPart) {
+            final SharedArray part = array.slice(0, from, Math.min(rows, from + perPart), 1);
+            try {
+                parts.add(executor.submit(() -> {
+                    try (part) {
+                        return sumOfSquares(part);
+                    }
+                }));
+            } catch (RuntimeException e) {
+                part.close(); // never submitted
+                throw e;
+            }
         }
         double s = 0;
         for (Future<Double> f : parts) {
