@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.function.IntPredicate;
 
@@ -78,7 +79,7 @@ final class TaskPlacement {
         }
         int[] table = workerByPosition;
         if (t.position >= table.length) {
-            table = java.util.Arrays.copyOf(table, Math.min(MAX_POSITIONS, Math.max(t.position + 1, 2 * table.length)));
+            table = Arrays.copyOf(table, Math.min(MAX_POSITIONS, Math.max(t.position + 1, 2 * table.length)));
             workerByPosition = table;
         }
         table[t.position] = worker;

@@ -7,8 +7,10 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntPredicate;
@@ -135,7 +137,7 @@ class TaskPlacementTest {
                     best = Math.max(best, samePlaces(first, second));
                 }
                 // every chunk's worker is recorded, one worker id per process
-                final java.util.Map<Long, Integer> idByPid = new java.util.HashMap<>();
+                final Map<Long, Integer> idByPid = new HashMap<>();
                 for (int i = 0; i < TASKS; i++) {
                     final int id = pool.workerForPosition(i);
                     assertTrue(id != 0, "chunk " + i + " has no recorded worker");

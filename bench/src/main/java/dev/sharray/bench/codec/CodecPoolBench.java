@@ -16,11 +16,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * RS(10,4) encode of a ~1 GiB stripe set held in one shared UINT8 array of shape
@@ -261,8 +263,8 @@ public final class CodecPoolBench {
      */
     private static long twoThreadsOverChunks(ExecutorService threads, SharedArray set, long rowsPerChunk) {
         final long stripes = set.shape()[0];
-        final java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
-        final java.util.concurrent.Callable<Long> take = () -> {
+        final AtomicLong next = new AtomicLong();
+        final Callable<Long> take = () -> {
             long done = 0;
             for (long start; (start = next.getAndAdd(rowsPerChunk)) < stripes; ) {
                 try (SharedArray chunk = set.slice(0, start, Math.min(stripes, start + rowsPerChunk), 1)) {

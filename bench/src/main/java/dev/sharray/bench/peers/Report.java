@@ -146,8 +146,8 @@ final class Report {
         PeerHarness.Result oneThread = find("ceiling.sumsq.1w");
         PeerHarness.Result twoThreads = find("ceiling.sumsq.2w");
         if (oneThread != null && twoThreads != null && !oneThread.peer.isEmpty() && !twoThreads.peer.isEmpty()) {
-            out.add(String.format(Locale.ROOT, "the machine: sum of squares in one JVM, 2 threads vs 1: %s× (the most "
-                + "2 workers vs 1 can reach here)", fmt(oneThread.peerMedian() / twoThreads.peerMedian())));
+            out.add(String.format(Locale.ROOT, "the machine: sum of squares in one JVM, 2 threads vs 1: %s× (how far "
+                + "this machine's memory scales on two cores in this run)", fmt(oneThread.peerMedian() / twoThreads.peerMedian())));
         }
         return out;
     }

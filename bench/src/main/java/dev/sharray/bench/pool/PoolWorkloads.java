@@ -44,6 +44,17 @@ final class PoolWorkloads {
     }
 
     /**
+     * @param sum a sum of squares over an array {@link #filled} with 1.0
+     * @param array that array
+     * @throws IllegalStateException unless the sum is its element count
+     */
+    static void checkSumOfSquares(double sum, SharedArray array) {
+        if (sum != array.size()) {
+            throw new IllegalStateException("sum of squares " + sum + ", expected " + array.size());
+        }
+    }
+
+    /**
      * @param bytes array size
      * @param value fill value
      * @return a (bytes / 1 MiB, 131072) FLOAT64 array filled with {@code value}

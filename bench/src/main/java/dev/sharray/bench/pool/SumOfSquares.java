@@ -40,9 +40,7 @@ public class SumOfSquares implements Workload {
         for (double p : parts) {
             total += p;
         }
-        if (total != array.size()) {
-            throw new IllegalStateException("sum of squares " + total + ", expected " + array.size());
-        }
+        PoolWorkloads.checkSumOfSquares(total, array);
         return seconds;
     }
 

@@ -33,9 +33,7 @@ public class ThreadedSumOfSquares implements Workload {
         final long t0 = System.nanoTime();
         final double sum = Kernels.sumOfSquaresOnThreads(executor, array, threads);
         final double seconds = (System.nanoTime() - t0) * 1e-9;
-        if (sum != array.size()) {
-            throw new IllegalStateException("sum of squares " + sum + ", expected " + array.size());
-        }
+        PoolWorkloads.checkSumOfSquares(sum, array);
         return seconds;
     }
 
