@@ -167,7 +167,7 @@ public final class PeerHarness {
             }
         }
         try {
-            w.setUp(row.params());
+            w.setUp(row.params().forSide(isPeer));
             return w;
         } catch (Exception e) {
             setStatus(r, isPeer, "failed: " + e.getMessage());

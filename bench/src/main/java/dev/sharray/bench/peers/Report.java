@@ -135,13 +135,23 @@ final class Report {
         PeerHarness.Result two = find("map.sumsq.2w");
         if (one != null && two != null) {
             if (!one.sharray.isEmpty() && !two.sharray.isEmpty()) {
-                out.add(String.format(Locale.ROOT, "sharray sum of squares, 2 workers vs 1: **%s×** (bar: ≥ 1.7×)",
-                    fmt(one.sharrayMedian() / two.sharrayMedian())));
+                out.add(String.format(Locale.ROOT, "sharray sum of squares, 2 workers in 8 chunks vs 1, ratio of the two "
+                    + "rows' medians (timed apart): **%s×** (bar: ≥ 1.7×)", fmt(one.sharrayMedian() / two.sharrayMedian())));
             }
             if (!one.peer.isEmpty() && !two.peer.isEmpty()) {
-                out.add(String.format(Locale.ROOT, "joblib sum of squares, 2 workers vs 1: %s×",
+                out.add(String.format(Locale.ROOT, "joblib sum of squares, 2 workers in 8 chunks vs 1: %s×",
                     fmt(one.peerMedian() / two.peerMedian())));
             }
+        }
+        PeerHarness.Result poolScaling = find("scaling.sumsq.pool");
+        if (poolScaling != null && poolScaling.ratios().length > 0) {
+            out.add(String.format(Locale.ROOT, "sharray sum of squares, 2 workers (one chunk each) vs 1, alternated "
+                + "run by run in one row: %s (bar: ≥ 1.7×)", ratio(poolScaling.ratios())));
+        }
+        PeerHarness.Result machineScaling = find("scaling.sumsq.machine");
+        if (machineScaling != null && machineScaling.ratios().length > 0) {
+            out.add(String.format(Locale.ROOT, "the machine: sum of squares in one JVM, 2 threads vs 1, alternated run "
+                + "by run in one row: %s", ratio(machineScaling.ratios())));
         }
         PeerHarness.Result oneThread = find("ceiling.sumsq.1w");
         PeerHarness.Result twoThreads = find("ceiling.sumsq.2w");
