@@ -131,6 +131,15 @@ final class Report {
                     fmt(big.peerMedian() / small.peerMedian())));
             }
         }
+        PeerHarness.Result poolHandoff = find("handoff.pool");
+        if (poolHandoff != null && poolHandoff.ratios().length > 0) {
+            final double[] bigOverSmall = poolHandoff.ratios();
+            for (int i = 0; i < bigOverSmall.length; i++) {
+                bigOverSmall[i] = 1 / bigOverSmall[i];
+            }
+            out.add(String.format(Locale.ROOT, "a pool task on a 1 GiB SharedArray ÷ on a 1 MiB one, alternated run by "
+                + "run in one row: %s (bar: within 2×)", ratio(bigOverSmall)));
+        }
         PeerHarness.Result one = find("map.sumsq.1w");
         PeerHarness.Result two = find("map.sumsq.2w");
         if (one != null && two != null) {
