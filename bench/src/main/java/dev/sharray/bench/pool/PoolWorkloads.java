@@ -44,6 +44,21 @@ final class PoolWorkloads {
     }
 
     /**
+     * Closes a workload's pool, then releases its array (the pool's tasks no longer hold it).
+     *
+     * @param pool  the pool, or {@code null} when the set-up failed before making it
+     * @param array the array, or {@code null} likewise
+     */
+    static void close(ProcessPool pool, SharedArray array) {
+        if (pool != null) {
+            pool.close();
+        }
+        if (array != null) {
+            array.release();
+        }
+    }
+
+    /**
      * @param sum a sum of squares over an array {@link #filled} with 1.0
      * @param array that array
      * @throws IllegalStateException unless the sum is its element count

@@ -47,11 +47,6 @@ public class SharedArrayTask implements Workload {
 
     @Override
     public void close() {
-        if (pool != null) {
-            pool.close();
-        }
-        if (array != null) {
-            array.release();
-        }
+        PoolWorkloads.close(pool, array);
     }
 }

@@ -46,11 +46,6 @@ public class SumOfSquares implements Workload {
 
     @Override
     public void close() {
-        if (pool != null) {
-            pool.close();
-        }
-        if (array != null) {
-            array.release();
-        }
+        PoolWorkloads.close(pool, array);
     }
 }
