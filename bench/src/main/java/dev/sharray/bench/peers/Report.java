@@ -176,7 +176,8 @@ final class Report {
         b.append(BEGIN).append("\n\n");
         b.append("### Side-by-side run of ").append(date).append("\n\n");
         b.append("Command: `bench/run-peers.sh` — ").append(warmup).append(" warm-up run(s) then ").append(runs)
-            .append(" measured runs per side, peer and sharray alternating pair by pair, each measured run right after")
+            .append(" measured runs per side (more where a row asks for more: the CSV's `runs` column), peer and sharray")
+            .append(" alternating pair by pair, each measured run right after")
             .append(" an unmeasured one of its own side; the whole run took ")
             .append(String.format(Locale.ROOT, "%.1f", minutes)).append(" min.\n\n");
         for (String m : machine) {
@@ -219,7 +220,7 @@ final class Report {
             b.append(String.join(",", date, jdk, r.row.id(), quote(r.row.title()), quote(r.row.peerLabel()),
                 num(r.peerMedian()), num(r.sharrayMedian()), num(Stats.median(ratios)), num(Stats.min(ratios)),
                 num(Stats.max(ratios)), bytes > 0 ? num(bytes / r.peerMedian() / 1e9) : "",
-                bytes > 0 ? num(bytes / r.sharrayMedian() / 1e9) : "", Integer.toString(runs),
+                bytes > 0 ? num(bytes / r.sharrayMedian() / 1e9) : "", Integer.toString(Math.max(runs, r.row.minRuns())),
                 quote(r.peerStatus), quote(r.sharrayStatus))).append('\n');
         }
         Files.writeString(csv, b.toString(), StandardCharsets.UTF_8);
