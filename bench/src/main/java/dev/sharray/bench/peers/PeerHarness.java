@@ -136,7 +136,7 @@ public final class PeerHarness {
                 peer = runOne(peer, null, r, true);
                 shar = runOne(shar, null, r, false);
             }
-            for (int i = 0; i < Math.max(runs, row.minRuns()); i++) {
+            for (int i = 0; i < row.measuredRuns(runs); i++) {
                 // a measured run directly follows an unmeasured run of its own side (see the class comment)
                 peer = runOne(runOne(peer, null, r, true), r.peer, r, true);
                 shar = runOne(runOne(shar, null, r, false), r.sharray, r, false);

@@ -220,7 +220,7 @@ final class Report {
             b.append(String.join(",", date, jdk, r.row.id(), quote(r.row.title()), quote(r.row.peerLabel()),
                 num(r.peerMedian()), num(r.sharrayMedian()), num(Stats.median(ratios)), num(Stats.min(ratios)),
                 num(Stats.max(ratios)), bytes > 0 ? num(bytes / r.peerMedian() / 1e9) : "",
-                bytes > 0 ? num(bytes / r.sharrayMedian() / 1e9) : "", Integer.toString(Math.max(runs, r.row.minRuns())),
+                bytes > 0 ? num(bytes / r.sharrayMedian() / 1e9) : "", Integer.toString(r.row.measuredRuns(runs)),
                 quote(r.peerStatus), quote(r.sharrayStatus))).append('\n');
         }
         Files.writeString(csv, b.toString(), StandardCharsets.UTF_8);

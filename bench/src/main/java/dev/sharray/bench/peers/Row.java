@@ -29,4 +29,12 @@ public record Row(String id, String title, Params params, long bytesPerRun, Stri
     public Row measuredAtLeast(int runs) {
         return new Row(id, title, params, bytesPerRun, peerLabel, peerImpl, sharrayImpl, bar, runs);
     }
+
+    /**
+     * @param requested measured runs per side the harness was asked for ({@code --runs})
+     * @return measured runs per side this row takes
+     */
+    public int measuredRuns(int requested) {
+        return Math.max(requested, minRuns);
+    }
 }
