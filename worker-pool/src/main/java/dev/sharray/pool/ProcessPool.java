@@ -129,6 +129,11 @@ public final class ProcessPool implements AutoCloseable {
     private final Path doorbellPath;
     private volatile ResultDoorbell doorbell;
     private final AtomicBoolean doorbellRequested = new AtomicBoolean();
+    /**
+     * Up while the result thread chooses its sleep from the running tasks' deadlines and sleeps: a thread that
+     * starts a deadline meanwhile rings the doorbell ({@link #deadlineStarted}), or the sleep could outlast it.
+     */
+    private volatile boolean resultThreadSleeping;
     /** Answered tasks found by the current pump, completed after the pump lock is released. */
     private Task doneHead;
 
@@ -488,6 +493,11 @@ public final class ProcessPool implements AutoCloseable {
         return n;
     }
 
+    /** Test hook: whether the result thread sleeps on its doorbell, or is about to. */
+    boolean resultThreadSleeping() {
+        return resultThreadSleeping;
+    }
+
     /** Test hook: whether the result thread has a doorbell to sleep on (see {@link ResultDoorbell}). */
     boolean resultDoorbellBound() {
         return doorbell != null;
@@ -628,6 +638,9 @@ public final class ProcessPool implements AutoCloseable {
             t.deadline = t.timeout == null ? 0 : now + Math.max(1, t.timeout.toNanos());
             placement.placed(t, w.id);
             w.inFlight.set(t);
+            if (t.deadline != 0) {
+                deadlineStarted();
+            }
             boolean sent;
             try {
                 sent = w.send(t);
@@ -973,26 +986,47 @@ public final class ProcessPool implements AutoCloseable {
         if (work != 0) {
             return Math.max(0, work); // results came, or another thread is polling right now
         }
-        long sleepNanos = config.resultSleepNanos;
-        final long now = System.nanoTime();
-        for (Worker w : workers) {
-            final Task t = w.inFlight.get();
-            if (t != null && t.deadline != 0) {
-                sleepNanos = Math.max(0, Math.min(sleepNanos, t.deadline - now));
+        // raised before the deadlines are read: a task whose deadline starts after this read sees the flag and
+        // rings (both volatile, so at least one side sees the other)
+        resultThreadSleeping = true;
+        try {
+            long sleepNanos = config.resultSleepNanos;
+            final long now = System.nanoTime();
+            for (Worker w : workers) {
+                final Task t = w.inFlight.get();
+                if (t != null && t.deadline != 0) {
+                    sleepNanos = Math.max(0, Math.min(sleepNanos, t.deadline - now));
+                }
             }
-        }
-        final ResultDoorbell bell = doorbell;
-        if (sleepNanos > 0 && inFlight.get() > 0 && spinningWaiters.get() == 0 && state.get() != CLOSED) {
-            try {
-                bell.await(sleepNanos);
-            } catch (IOException | RuntimeException e) {
-                config.err.println("[" + name + "] the result doorbell failed (" + e + "): results of long tasks are"
-                    + " polled for");
-                doorbell = null; // not bound again: doorbellRequested stays set
-                bell.close();
+            final ResultDoorbell bell = doorbell;
+            if (sleepNanos > 0 && inFlight.get() > 0 && spinningWaiters.get() == 0 && state.get() != CLOSED) {
+                try {
+                    bell.await(sleepNanos);
+                } catch (IOException | RuntimeException e) {
+                    config.err.println("[" + name + "] the result doorbell failed (" + e + "): results of long tasks"
+                        + " are polled for");
+                    doorbell = null; // not bound again: doorbellRequested stays set
+                    bell.close();
+                }
             }
+        } finally {
+            resultThreadSleeping = false;
         }
         return 0;
+    }
+
+    /**
+     * A running task's deadline has just been published (through its worker's {@code inFlight}): a result thread
+     * that chose its sleep without it must wake and choose again. A wake-up before the sleep makes the sleep
+     * return at once, so none is lost.
+     */
+    private void deadlineStarted() {
+        if (resultThreadSleeping) {
+            final ResultDoorbell bell = doorbell;
+            if (bell != null) {
+                bell.wakeup();
+            }
+        }
     }
 
     /** Polls every worker's result ring once if no other thread is; completes what arrived. */
@@ -1104,6 +1138,9 @@ public final class ProcessPool implements AutoCloseable {
         }
         if (!w.inFlight.compareAndSet(t, next)) {
             return;
+        }
+        if (next != null && next.timeout != null) {
+            deadlineStarted();
         }
         t.nextInGroup = null;
         if (next == null && t.batch.grouping != null) {

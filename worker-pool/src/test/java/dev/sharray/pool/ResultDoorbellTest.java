@@ -164,6 +164,36 @@ class ResultDoorbellTest {
 
     @Test
     @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aDeadlineThatStartsWhileTheParentSleepsWakesIt() throws Exception {
+        final ProcessPool pool = ProcessPool.builder().workers(2).resultSleep(Duration.ofMinutes(10)).build();
+        try {
+            awaitDoorbell(pool);
+            // a long task without a deadline: the result thread goes to sleep for up to 10 minutes
+            final CompletableFuture<Integer> longTask = pool.submit((Integer ms) -> {
+                Thread.sleep(ms);
+                return ms;
+            }, 60_000);
+            final long start = System.nanoTime();
+            while (!pool.resultThreadSleeping() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20)) {
+                Thread.sleep(5);
+            }
+            assertTrue(pool.resultThreadSleeping(), "the result thread went to sleep");
+            // a task with a deadline starts on the other worker while the parent sleeps: its deadline must end the
+            // sleep now, not when the long task answers a minute later
+            final CompletableFuture<Integer> timed = pool.submit((Integer ms) -> {
+                Thread.sleep(ms);
+                return ms;
+            }, 60_000, Duration.ofMillis(300));
+            final ExecutionException e = assertThrows(ExecutionException.class, () -> timed.get(15, TimeUnit.SECONDS));
+            assertInstanceOf(TaskTimeoutException.class, e.getCause());
+            assertFalse(longTask.isDone(), "the long task still runs");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aFolderTooDeepForASocketFallsBackToPolling(@TempDir Path tmp) throws Exception {
         // a socket path is limited to 107 bytes: this folder's doorbell cannot be bound
         final Path deep = Files.createDirectories(tmp.resolve("d".repeat(60)).resolve("e".repeat(60)));
