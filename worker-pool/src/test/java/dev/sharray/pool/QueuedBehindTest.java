@@ -89,9 +89,11 @@ class QueuedBehindTest {
     @Test
     void aQueuedTasksTimeoutCountsFromItsStart() {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-            try (ProcessPool pool = ProcessPool.builder().workers(2).taskTimeout(Duration.ofMillis(1500)).build()) {
+            // counted from its start a task has 1 s to spare for a cold worker's start; counted from when it was
+            // sent it would time out 0.5 s before its end
+            try (ProcessPool pool = ProcessPool.builder().workers(2).taskTimeout(Duration.ofMillis(2500)).build()) {
                 final List<Integer> out = pool.map((Integer x) -> {
-                    Thread.sleep(1000); // queued behind one of these, a task is sent ~2 s before it ends
+                    Thread.sleep(1500); // queued behind one of these, a task is sent ~3 s before it ends
                     return x;
                 }, range(8));
                 assertEquals(range(8), out);
