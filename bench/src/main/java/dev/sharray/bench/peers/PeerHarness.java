@@ -112,11 +112,11 @@ public final class PeerHarness {
         double minutes = (System.nanoTime() - start) / 6e10;
         Report report = new Report(results, MachineInfo.describe(pythonInfo), date, runs, warmup, minutes);
         System.out.println(report.markdownTable());
+        report.writeRawCsv(root.resolve("bench/target/peers-raw.csv"));
         if (docs) {
             Path docsDir = root.resolve("docs");
             Files.createDirectories(docsDir);
             report.writeCsv(docsDir.resolve("benchmarks-peers.csv"));
-            report.writeRawCsv(root.resolve("bench/target/peers-raw.csv"));
             report.writeChart(docsDir.resolve("benchmarks-peers.png"));
             report.writeIntoMarkdown(docsDir.resolve("benchmarks.md"));
             System.err.println("run-peers: wrote docs/benchmarks.md (generated section), docs/benchmarks-peers.csv, "
