@@ -40,6 +40,15 @@ class ResultDoorbellTest {
         assertTrue(pool.resultDoorbellBound(), "the result doorbell was bound");
     }
 
+    /** @return a task that sleeps {@code ms} and answers it, with {@code timeout} (null: the pool's default) */
+    private static CompletableFuture<Integer> sleepTask(ProcessPool pool, int ms, Duration timeout) {
+        final RemoteFunction<Integer, Integer> sleep = t -> {
+            Thread.sleep(t);
+            return t;
+        };
+        return timeout == null ? pool.submit(sleep, ms) : pool.submit(sleep, ms, timeout);
+    }
+
     @Test
     @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a ring that does not wake fails here
     void aRingEndsTheWaitAndClosingCleansUp(@TempDir Path dir) throws Exception {
@@ -106,10 +115,7 @@ class ResultDoorbellTest {
     void theParentSleepsWhileALongTaskRuns() throws Exception {
         try (ProcessPool pool = ProcessPool.create(1)) {
             awaitDoorbell(pool);
-            final CompletableFuture<Integer> task = pool.submit((Integer ms) -> {
-                Thread.sleep(ms);
-                return ms;
-            }, 3000);
+            final CompletableFuture<Integer> task = sleepTask(pool, 3000, null);
             Thread.sleep(500);
             final long before = ContextSwitches.voluntary(ProcessHandle.current().pid());
             Thread.sleep(1000);
@@ -148,10 +154,7 @@ class ResultDoorbellTest {
     void aTaskDeadlineEndsTheParentsSleep() throws Exception {
         try (ProcessPool pool = ProcessPool.builder().workers(1).resultSleep(Duration.ofMinutes(10)).build()) {
             awaitDoorbell(pool);
-            final CompletableFuture<Integer> task = pool.submit((Integer ms) -> {
-                Thread.sleep(ms);
-                return ms;
-            }, 60_000, Duration.ofMillis(300));
+            final CompletableFuture<Integer> task = sleepTask(pool, 60_000, Duration.ofMillis(300));
             final ExecutionException e = assertThrows(ExecutionException.class, () -> task.get(30, TimeUnit.SECONDS));
             assertInstanceOf(TaskTimeoutException.class, e.getCause());
             // the replacement worker answers a sleeping parent too
@@ -169,10 +172,7 @@ class ResultDoorbellTest {
         try {
             awaitDoorbell(pool);
             // a long task without a deadline: the result thread goes to sleep for up to 10 minutes
-            final CompletableFuture<Integer> longTask = pool.submit((Integer ms) -> {
-                Thread.sleep(ms);
-                return ms;
-            }, 60_000);
+            final CompletableFuture<Integer> longTask = sleepTask(pool, 60_000, null);
             final long start = System.nanoTime();
             while (!pool.resultThreadSleeping() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20)) {
                 Thread.sleep(5);
@@ -180,10 +180,7 @@ class ResultDoorbellTest {
             assertTrue(pool.resultThreadSleeping(), "the result thread went to sleep");
             // a task with a deadline starts on the other worker while the parent sleeps: its deadline must end the
             // sleep now, not when the long task answers a minute later
-            final CompletableFuture<Integer> timed = pool.submit((Integer ms) -> {
-                Thread.sleep(ms);
-                return ms;
-            }, 60_000, Duration.ofMillis(300));
+            final CompletableFuture<Integer> timed = sleepTask(pool, 60_000, Duration.ofMillis(300));
             final ExecutionException e = assertThrows(ExecutionException.class, () -> timed.get(15, TimeUnit.SECONDS));
             assertInstanceOf(TaskTimeoutException.class, e.getCause());
             assertFalse(longTask.isDone(), "the long task still runs");
