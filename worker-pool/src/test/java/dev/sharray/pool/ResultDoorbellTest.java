@@ -32,10 +32,7 @@ class ResultDoorbellTest {
     /** Runs long tasks until the result thread has its doorbell (bound off the result thread after ~0.2 s of polling). */
     private static void awaitDoorbell(ProcessPool pool) throws Exception {
         for (int i = 0; i < 100 && !pool.resultDoorbellBound(); i++) {
-            assertEquals(1, pool.submit((Integer ms) -> {
-                Thread.sleep(ms);
-                return 1;
-            }, 20).get(30, TimeUnit.SECONDS));
+            assertEquals(20, sleepTask(pool, 20, null).get(30, TimeUnit.SECONDS));
         }
         assertTrue(pool.resultDoorbellBound(), "the result doorbell was bound");
     }
@@ -158,10 +155,7 @@ class ResultDoorbellTest {
             final ExecutionException e = assertThrows(ExecutionException.class, () -> task.get(30, TimeUnit.SECONDS));
             assertInstanceOf(TaskTimeoutException.class, e.getCause());
             // the replacement worker answers a sleeping parent too
-            assertEquals(7, pool.submit((Integer ms) -> {
-                Thread.sleep(ms);
-                return 7;
-            }, 50).get(30, TimeUnit.SECONDS));
+            assertEquals(50, sleepTask(pool, 50, null).get(30, TimeUnit.SECONDS));
         }
     }
 

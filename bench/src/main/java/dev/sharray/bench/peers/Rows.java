@@ -21,9 +21,10 @@ public final class Rows {
      */
     private static final int CHEAP_RATIO_RUNS = 15;
     /**
-     * Measured runs per side of the 1 GiB argument row: joblib's side took 0.29-1.6 s per run on this project's
-     * VM (its freeing of the last run's 1 GiB dump lands in some runs), sharray's ~35 ms, so five pairs let one
-     * or two slow or fast joblib runs move the row's ratio by 10-20 %. Fifteen add ~12 s to a run.
+     * Measured runs per side of the 1 GiB argument rows: joblib's side took 0.24-1.96 s per run on this
+     * project's VM on 2026-12-01 (most runs 0.25-0.42 s, some 1.1-2.0 s), sharray's ~35 ms, so in five pairs one
+     * or two slow joblib runs move the row's ratio by 10-20 %. With fifteen, a full JDK 17 run took 5.3 min
+     * against 4.7 the day before.
      */
     private static final int HEAVY_TAILED_PEER_RUNS = 15;
 

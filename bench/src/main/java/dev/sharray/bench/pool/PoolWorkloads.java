@@ -50,11 +50,14 @@ final class PoolWorkloads {
      * @param array the array, or {@code null} likewise
      */
     static void close(ProcessPool pool, SharedArray array) {
-        if (pool != null) {
-            pool.close();
-        }
-        if (array != null) {
-            array.release();
+        try {
+            if (pool != null) {
+                pool.close();
+            }
+        } finally {
+            if (array != null) {
+                array.release();
+            }
         }
     }
 

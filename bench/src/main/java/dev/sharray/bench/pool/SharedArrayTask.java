@@ -2,8 +2,8 @@ package dev.sharray.bench.pool;
 
 import dev.sharray.DType;
 import dev.sharray.SharedArray;
-import dev.sharray.bench.peers.Stats;
 import dev.sharray.bench.peers.Params;
+import dev.sharray.bench.peers.Stats;
 import dev.sharray.bench.peers.Workload;
 import dev.sharray.pool.ProcessPool;
 import dev.sharray.pool.RemoteFunction;
