@@ -134,6 +134,8 @@ public final class ProcessPool implements AutoCloseable {
      * starts a deadline meanwhile rings the doorbell ({@link #deadlineStarted}), or the sleep could outlast it.
      */
     private volatile boolean resultThreadSleeping;
+    /** Set by a dispatcher that could not queue tasks behind running ones because a pump held the lock. */
+    private volatile boolean queueBehindMissed;
     /** Answered tasks found by the current pump, completed after the pump lock is released. */
     private Task doneHead;
 
@@ -493,6 +495,25 @@ public final class ProcessPool implements AutoCloseable {
         return n;
     }
 
+    /**
+     * Test hook: holds the pump lock on this thread while {@code during} runs, then lets go of it as a pump
+     * does, with nothing read.
+     */
+    void holdPumpLockWhile(Runnable during) {
+        pumpLock.lock();
+        try {
+            during.run();
+        } finally {
+            pumpLock.unlock();
+        }
+        afterPump(null);
+    }
+
+    /** Test hook: whether a dispatcher left a queue-behind for the pump lock's holder. */
+    boolean queueBehindMissed() {
+        return queueBehindMissed;
+    }
+
     /** Test hook: whether the result thread sleeps on its doorbell, or is about to. */
     boolean resultThreadSleeping() {
         return resultThreadSleeping;
@@ -680,8 +701,9 @@ public final class ProcessPool implements AutoCloseable {
      * parent to be scheduled: ~1 ms between tasks of ~10 ms on 2 cores with 2 workers. Only for calls whose
      * tasks outlast {@link TaskGrouping#TARGET_NANOS} (shorter ones travel in groups), and only while at least
      * as many of the call's tasks wait as there are workers, so the call's last tasks still go to whichever
-     * worker is free first. Under the pump lock, as every change to a running task's chain is; skipped when
-     * another thread holds it (that thread dispatches again once it has read the answers).
+     * worker is free first. Under the pump lock, as every change to a running task's chain is. When another
+     * thread holds it, this one leaves {@link #queueBehindMissed} for it and tries once more: a pump that lets go
+     * of the lock and finds the flag dispatches again, so the chance is not lost until the first answer.
      */
     private void queueBehindRunningTasks() {
         final Task head = pending.peek();
@@ -689,7 +711,11 @@ public final class ProcessPool implements AutoCloseable {
             return; // the common case of short tasks: no lock, no queue traffic on their hot path
         }
         if (!pumpLock.tryLock()) {
-            return;
+            // raised before the second try: either that try succeeds, or the holder unlocks after the flag is up
+            queueBehindMissed = true;
+            if (!pumpLock.tryLock()) {
+                return;
+            }
         }
         Task failed = null;
         boolean offeredBack = false;
@@ -1056,13 +1082,24 @@ public final class ProcessPool implements AutoCloseable {
         } finally {
             pumpLock.unlock();
         }
+        afterPump(done);
+        return work;
+    }
+
+    /**
+     * A pump has let go of the lock: completes the tasks it found, and dispatches for a dispatcher that found
+     * the lock held ({@link #queueBehindMissed}).
+     */
+    private void afterPump(Task done) {
         if (done != null) {
-            finishAll(done);
+            finishAll(done); // dispatches, which serves a missed queue-behind too
             if (state.get() == CLOSED && !pending.isEmpty()) {
                 cancelPending(); // a timed-out task's group was requeued after shutdownNow() drained the queue
             }
+        } else if (queueBehindMissed) {
+            queueBehindMissed = false;
+            dispatch();
         }
-        return work;
     }
 
     private int pumpLocked() {

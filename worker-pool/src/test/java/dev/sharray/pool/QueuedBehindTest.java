@@ -4,6 +4,8 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,6 +54,43 @@ class QueuedBehindTest {
                 // 4 tasks on 2 workers: only with the prior is anything queued behind (before the first answer)
                 assertEquals(range(4), pool.map(slow, range(4)));
                 assertTrue(pool.tasksQueuedBehind() > before, "nothing was queued behind on the first dispatch");
+            }
+        });
+    }
+
+    /**
+     * A dispatcher that finds the pump lock held (the result thread polling, as it does while tasks run) leaves
+     * its queue-behind to the lock's holder, which dispatches once it lets go, before any answer.
+     */
+    @Test
+    void aQueueBehindMissedForThePumpLockIsServedWhenItIsReleased() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            try (ProcessPool pool = ProcessPool.create(2)) {
+                final RemoteFunction<Integer, Integer> slow = x -> {
+                    Thread.sleep(x == 0 ? 300 : 200);
+                    return x;
+                };
+                pool.map(slow, range(4)); // measures the function's tasks as long
+                final long before = pool.tasksQueuedBehind();
+                final CompletableFuture<List<Integer>> call = new CompletableFuture<>();
+                pool.holdPumpLockWhile(() -> {
+                    final Thread caller = new Thread(() -> {
+                        try {
+                            call.complete(pool.map(slow, range(4)));
+                        } catch (Throwable e) {
+                            call.completeExceptionally(e);
+                        }
+                    });
+                    caller.start();
+                    // the call's first dispatch sends 2 tasks and cannot queue the other 2 behind them
+                    while (!pool.queueBehindMissed() && !call.isDone()) {
+                        Thread.onSpinWait();
+                    }
+                    assertEquals(before, pool.tasksQueuedBehind(), "queued behind while the lock was held");
+                });
+                // released: queued behind now, before the first answer (200 ms away), not at it (too few left)
+                assertEquals(range(4), call.get(30, TimeUnit.SECONDS));
+                assertTrue(pool.tasksQueuedBehind() > before, "the missed queue-behind was never served");
             }
         });
     }
