@@ -19,8 +19,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * failed or timed out by what happens to the one ahead of it.
  */
 class QueuedBehindTest {
+    /** A long function: its first task takes 300 ms, the others 20 ms. */
+    private static final RemoteFunction<Integer, Integer> FIRST_SLOW = x -> {
+        Thread.sleep(x == 0 ? 300 : 20);
+        return x;
+    };
+
     private static List<Integer> range(int n) {
         return IntStream.range(0, n).boxed().toList();
+    }
+
+    /** @return a 2-worker pool whose first call has measured {@link #FIRST_SLOW}'s tasks as long */
+    private static ProcessPool poolThatMeasuredFirstSlow() {
+        final ProcessPool pool = ProcessPool.create(2);
+        try {
+            pool.map(FIRST_SLOW, range(8));
+            return pool;
+        } catch (RuntimeException | Error e) {
+            pool.close();
+            throw e;
+        }
     }
 
     @Test
@@ -44,15 +62,10 @@ class QueuedBehindTest {
     @Test
     void aFunctionsNextCallQueuesBehindFromItsStart() {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-            try (ProcessPool pool = ProcessPool.create(2)) {
-                final RemoteFunction<Integer, Integer> slow = x -> {
-                    Thread.sleep(x == 0 ? 300 : 20);
-                    return x;
-                };
-                pool.map(slow, range(8)); // measures the function's tasks as long
+            try (ProcessPool pool = poolThatMeasuredFirstSlow()) {
                 final long before = pool.tasksQueuedBehind();
                 // 4 tasks on 2 workers: only with the prior is anything queued behind (before the first answer)
-                assertEquals(range(4), pool.map(slow, range(4)));
+                assertEquals(range(4), pool.map(FIRST_SLOW, range(4)));
                 assertTrue(pool.tasksQueuedBehind() > before, "nothing was queued behind on the first dispatch");
             }
         });
@@ -65,18 +78,13 @@ class QueuedBehindTest {
     @Test
     void aQueueBehindMissedForThePumpLockIsServedWhenItIsReleased() {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-            try (ProcessPool pool = ProcessPool.create(2)) {
-                final RemoteFunction<Integer, Integer> slow = x -> {
-                    Thread.sleep(x == 0 ? 300 : 200);
-                    return x;
-                };
-                pool.map(slow, range(4)); // measures the function's tasks as long
+            try (ProcessPool pool = poolThatMeasuredFirstSlow()) {
                 final long before = pool.tasksQueuedBehind();
                 final CompletableFuture<List<Integer>> call = new CompletableFuture<>();
                 pool.holdPumpLockWhile(() -> {
                     final Thread caller = new Thread(() -> {
                         try {
-                            call.complete(pool.map(slow, range(4)));
+                            call.complete(pool.map(FIRST_SLOW, range(4)));
                         } catch (Throwable e) {
                             call.completeExceptionally(e);
                         }
@@ -88,7 +96,7 @@ class QueuedBehindTest {
                     }
                     assertEquals(before, pool.tasksQueuedBehind(), "queued behind while the lock was held");
                 });
-                // released: queued behind now, before the first answer (200 ms away), not at it (too few left)
+                // released: queued behind now, before the first answer (20 ms away), not at it (too few left)
                 assertEquals(range(4), call.get(30, TimeUnit.SECONDS));
                 assertTrue(pool.tasksQueuedBehind() > before, "the missed queue-behind was never served");
             }
