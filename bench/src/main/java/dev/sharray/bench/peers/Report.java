@@ -164,6 +164,11 @@ final class Report {
             out.add(String.format(Locale.ROOT, "the machine: sum of squares in one JVM, 2 threads vs 1, alternated run "
                 + "by run in one row: %s", ratio(machineScaling.ratios())));
         }
+        PeerHarness.Result processScaling = find("scaling.sumsq.processes");
+        if (processScaling != null && processScaling.ratios().length > 0) {
+            out.add(String.format(Locale.ROOT, "the machine: sum of squares in bare child JVMs, 2 processes vs 1, "
+                + "alternated run by run in one row: %s", ratio(processScaling.ratios())));
+        }
         PeerHarness.Result oneThread = find("ceiling.sumsq.1w");
         PeerHarness.Result twoThreads = find("ceiling.sumsq.2w");
         if (oneThread != null && twoThreads != null && !oneThread.peer.isEmpty() && !twoThreads.peer.isEmpty()) {
