@@ -136,6 +136,10 @@ public final class ProcessPool implements AutoCloseable {
     private volatile boolean resultThreadSleeping;
     /** Set by a dispatcher that could not queue tasks behind running ones because a pump held the lock. */
     private volatile boolean queueBehindMissed;
+    /** Test hook (null in use): runs in a dispatcher between claiming a worker and publishing its task. */
+    private volatile Runnable beforeTaskPublished;
+    /** Test hook (null in use): runs in a worker's exit handling once it has taken the worker's task. */
+    private volatile Runnable afterExitTookTask;
     /** Answered tasks found by the current pump, completed after the pump lock is released. */
     private Task doneHead;
 
@@ -263,6 +267,10 @@ public final class ProcessPool implements AutoCloseable {
         };
         final Idler idler = Idler.forPolling();
         while (!hello[0]) {
+            if (state.get() == CLOSED) {
+                abandon(w); // stop() no longer waits for this thread: nothing of this worker may outlive it
+                throw new IllegalStateException("the pool closed while worker " + w.id + " was starting");
+            }
             if (!w.process.isAlive() || System.nanoTime() - deadline > 0 || shutdownNow) {
                 abandon(w);
                 throw new IllegalStateException("worker " + w.id + " failed to start (exit code "
@@ -509,6 +517,19 @@ public final class ProcessPool implements AutoCloseable {
         afterPump(null);
     }
 
+    /**
+     * Test hook: {@code hook} runs in the next dispatches between claiming a worker and publishing its task
+     * (null: none).
+     */
+    void beforeTaskPublished(Runnable hook) {
+        beforeTaskPublished = hook;
+    }
+
+    /** Test hook: {@code hook} runs in the exit handling of workers, under the pump lock, once it has taken the task. */
+    void afterExitTookTask(Runnable hook) {
+        afterExitTookTask = hook;
+    }
+
     /** Test hook: whether a dispatcher left a queue-behind for the pump lock's holder. */
     boolean queueBehindMissed() {
         return queueBehindMissed;
@@ -658,6 +679,10 @@ public final class ProcessPool implements AutoCloseable {
             }
             t.deadline = t.timeout == null ? 0 : now + Math.max(1, t.timeout.toNanos());
             placement.placed(t, w.id);
+            final Runnable hook = beforeTaskPublished;
+            if (hook != null) {
+                hook.run();
+            }
             w.inFlight.set(t);
             if (t.deadline != 0) {
                 deadlineStarted();
@@ -761,6 +786,10 @@ public final class ProcessPool implements AutoCloseable {
             }
         } finally {
             pumpLock.unlock();
+        }
+        if (queueBehindMissed) {
+            queueBehindMissed = false; // another dispatcher left it while this one held the lock
+            dispatch();
         }
         finishInOrder(failed);
         if (offeredBack && hasIdleWorker()) {
@@ -1154,6 +1183,7 @@ public final class ProcessPool implements AutoCloseable {
     private void onResult(Worker w, DirectBuffer buffer, int offset, int length) {
         if (length < Protocol.RESULT_HEADER || buffer.getByte(offset) != Protocol.RESULT) {
             config.err.println("[" + name + "] protocol error from " + w + ": unexpected message; killing it");
+            w.state.set(Worker.KILLED);
             w.process.destroyForcibly();
             return;
         }
@@ -1303,12 +1333,16 @@ public final class ProcessPool implements AutoCloseable {
         final Task lost;
         pumpLock.lock();
         try {
-            if (w.state.get() == Worker.DEAD) {
-                return;
+            if (w.state.get() == Worker.DEAD || state.get() == CLOSED) {
+                return; // settled already, or stop() settles it and may be unmapping its rings right now
             }
             // answers that made it out before the worker died still count (up to a garbled frame)
             pollWorker(w, Integer.MAX_VALUE);
             removeWorker(w);
+            // sends are refused before the task is taken: a dispatcher that claimed this worker and publishes its
+            // task after the take finds the send refused and requeues the task, which would otherwise wait for
+            // an answer from a worker nobody polls any more
+            w.state.set(Worker.KILLED);
             lost = w.inFlight.getAndSet(null);
             if (lost != null) {
                 // the tasks grouped behind the one it was running never started: they run elsewhere
@@ -1317,6 +1351,10 @@ public final class ProcessPool implements AutoCloseable {
                 requeueUnstarted(unstarted);
             }
             done = takeDone();
+            final Runnable hook = afterExitTookTask;
+            if (hook != null) {
+                hook.run();
+            }
         } finally {
             pumpLock.unlock();
         }
@@ -1505,6 +1543,7 @@ public final class ProcessPool implements AutoCloseable {
             final Worker[] all = workers;
             for (Worker w : all) {
                 if (kill) {
+                    w.state.set(Worker.KILLED); // refuses sends: a task published after the drain below is requeued
                     w.process.destroyForcibly();
                 } else {
                     w.state.set(Worker.STOPPING);
