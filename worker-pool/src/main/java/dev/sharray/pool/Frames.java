@@ -63,6 +63,16 @@ final class Frames {
             return true;
         }
 
+        /** @return the ring's position after the last message written (the writer's lock held) */
+        long writtenUpTo() {
+            return ring.producerPosition();
+        }
+
+        /** @return the ring's position up to which the reader has read and let go of its messages */
+        long readUpTo() {
+            return ring.consumerPosition();
+        }
+
         /** @return the longest message that travels as one WHOLE record, and so can be {@link #claim claimed} */
         int maxWhole() {
             return maxFrame;

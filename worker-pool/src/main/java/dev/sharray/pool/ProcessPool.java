@@ -711,7 +711,6 @@ public final class ProcessPool implements AutoCloseable {
                     cancelPending();
                 }
             } else if (sent) {
-                t.sent = true;
                 if (t.nextInGroup != null) {
                     groupsSent.incrementAndGet();
                 }
@@ -774,7 +773,6 @@ public final class ProcessPool implements AutoCloseable {
                     continue;
                 }
                 if (sent) {
-                    next.sent = true;
                     placement.placed(next, w.id);
                     tasksQueuedBehind.incrementAndGet();
                 } else {
@@ -884,6 +882,7 @@ public final class ProcessPool implements AutoCloseable {
             t.worker = null;
             t.deadline = 0;
             t.sent = false;
+            t.messageEnd = 0;
             tasks.add(t);
             t = next;
         }
@@ -1330,7 +1329,7 @@ public final class ProcessPool implements AutoCloseable {
     /** A worker process ended: settle its task, unmap its rings, start a replacement if needed. */
     private void onWorkerExit(Worker w) {
         final Task done;
-        final Task lost;
+        Task lost;
         pumpLock.lock();
         try {
             if (w.state.get() == Worker.DEAD || state.get() == CLOSED) {
@@ -1342,13 +1341,19 @@ public final class ProcessPool implements AutoCloseable {
             // sends are refused before the task is taken: a dispatcher that claimed this worker and publishes its
             // task after the take finds the send refused and requeues the task, which would otherwise wait for
             // an answer from a worker nobody polls any more
-            w.state.set(Worker.KILLED);
+            w.refuseSends();
             lost = w.inFlight.getAndSet(null);
             if (lost != null) {
                 // the tasks grouped behind the one it was running never started: they run elsewhere
                 final Task unstarted = lost.nextInGroup;
                 lost.nextInGroup = null;
                 requeueUnstarted(unstarted);
+                if (!w.readMessageOf(lost) && !lost.requeuedUnread) {
+                    // nor did this one: the worker died before reading its message (e.g. while idle)
+                    lost.requeuedUnread = true;
+                    requeueUnstarted(lost); // ahead of the group's others, as before
+                    lost = null;
+                }
             }
             done = takeDone();
             final Runnable hook = afterExitTookTask;

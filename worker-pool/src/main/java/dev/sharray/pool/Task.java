@@ -26,6 +26,13 @@ final class Task {
     long sentAt;
     /** Set once its message is in the worker's ring: only then may a task be queued behind it. */
     volatile boolean sent;
+    /** Where its message ends in the worker's ring once sent, 0 before (under the worker's send lock). */
+    long messageEnd;
+    /**
+     * Requeued once already because its worker died before reading its message: the next such death fails it,
+     * so a message whose reading kills the worker kills two at most.
+     */
+    boolean requeuedUnread;
     /** Its place in its message, from 1 (a task sent alone is 1). */
     int groupIndex;
     /**

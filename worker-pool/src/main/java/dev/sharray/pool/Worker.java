@@ -91,6 +91,7 @@ final class Worker {
                     throw e;
                 }
                 writer.commit(at);
+                sent(t);
                 sentFunction(t.fn, mode);
                 wakeIfSleeping();
                 return true;
@@ -104,12 +105,43 @@ final class Worker {
             if (!sent) {
                 return false;
             }
+            sent(t);
             sentFunction(t.fn, mode);
             wakeIfSleeping();
             return true;
         } finally {
             sendLock.unlock();
         }
+    }
+
+    /**
+     * Its message is in the ring (send lock held): marked here, so that after {@link #refuseSends} every task sent
+     * is seen as such. Each task of a group gets the message's end: any of them may be the one running.
+     */
+    private void sent(Task t) {
+        final long end = writer.writtenUpTo();
+        for (Task g = t; g != null; g = g.nextInGroup) {
+            g.messageEnd = end;
+        }
+        t.sent = true;
+    }
+
+    /**
+     * Refuses every send from now on, waiting for one in progress: afterwards each task is either marked sent,
+     * or its send fails and its sender requeues it. A sender waiting for room in the ring gives up at once.
+     */
+    void refuseSends() {
+        state.set(KILLED); // a sender waiting for room in the ring sees it and gives up
+        sendLock.lock(); // waits out a send in progress: it has marked its task sent, or failed
+        sendLock.unlock();
+    }
+
+    /**
+     * @param t a task sent to this worker, with its send lock's writes visible ({@link #refuseSends} called)
+     * @return whether this worker had read its message whole: it may have started the task. Rings still mapped.
+     */
+    boolean readMessageOf(Task t) {
+        return t.messageEnd != 0 && writer.readUpTo() >= t.messageEnd;
     }
 
     private static int encode(MutableDirectBuffer b, int offset, Task t, byte mode) {

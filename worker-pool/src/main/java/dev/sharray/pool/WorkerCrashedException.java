@@ -3,8 +3,11 @@ package dev.sharray.pool;
 import java.util.List;
 
 /**
- * The worker JVM running a task died before answering (killed, crashed, exited). Only the tasks
- * in flight on that worker fail with it; the pool replaces the worker and keeps going.
+ * The worker JVM running a task died before answering (killed, crashed, exited). Only the task
+ * it was running fails with it; the pool replaces the worker and keeps going. A task the worker had
+ * not started (queued behind the running one, or sent to it as it died, before it read it) runs on
+ * another worker instead, the latter once only: a task whose message ends a second worker before
+ * being read fails with this exception.
  */
 public final class WorkerCrashedException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -47,16 +47,23 @@ class FaultsTest {
         final List<String> before = poolFiles();
         final SharedArray data = SharedArray.copyOf(new double[] {1, 2, 3});
         final Path dataFile = data.path();
+        // the running task's worker writes its pid here: a task is killed mid-task only once it has started (a
+        // worker that dies before reading its task is not running it, and the task runs elsewhere)
+        final SharedArray runningPid = SharedArray.copyOf(new long[1]);
+        final Path runningPidFile = runningPid.path();
         try (ProcessPool pool = ProcessPool.create(2)) {
             for (int round = 0; round < 20; round++) {
+                runningPid.setLong(0, 0);
                 // a long task holding a shared array on one worker, a short one beside it
                 final CompletableFuture<Long> victim = pool.submit((SharedArray a) -> {
                     a.sum();
                     final long pid = ProcessHandle.current().pid();
+                    runningPid.setLong(pid, 0);
                     Thread.sleep(60_000);
                     return pid;
                 }, data);
-                final long victimPid = waitForBusyPid(pool, victim);
+                final long victimPid = awaitRunningPid(runningPid);
+                assertTrue(pool.workerPids().contains(victimPid));
                 kill9(victimPid);
                 final ExecutionException e = assertThrows(ExecutionException.class, () -> victim.get(30, TimeUnit.SECONDS));
                 final WorkerCrashedException crash = assertInstanceOf(WorkerCrashedException.class, e.getCause());
@@ -73,23 +80,22 @@ class FaultsTest {
             assertEquals(2, pool.size());
         }
         data.close();
+        runningPid.close();
         assertFalse(Files.exists(dataFile), "references of killed workers were reclaimed");
+        assertFalse(Files.exists(runningPidFile), "references of killed workers were reclaimed");
         assertEquals(before, poolFiles());
         assertNoChildren();
     }
 
-    /** The busy worker is the one whose pid is not answering a probe; find it by asking every worker its pid via a probe task. */
-    private static long waitForBusyPid(ProcessPool pool, CompletableFuture<?> running) throws Exception {
-        // with 2 workers, a probe lands on the idle one; the other pid is the busy one
-        for (int i = 0; i < 200; i++) {
-            final long idle = pool.submit((Integer x) -> ProcessHandle.current().pid(), 0).get(30, TimeUnit.SECONDS);
-            final List<Long> pids = pool.workerPids();
-            if (pids.size() == 2 && pids.contains(idle)) {
-                return pids.get(0) == idle ? pids.get(1) : pids.get(0);
+    private static long awaitRunningPid(SharedArray runningPid) throws InterruptedException {
+        for (int i = 0; i < 1500; i++) {
+            final long pid = runningPid.getLong(0);
+            if (pid != 0) {
+                return pid;
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("no busy worker found");
+        throw new AssertionError("the task did not start within 30 s");
     }
 
     @Test

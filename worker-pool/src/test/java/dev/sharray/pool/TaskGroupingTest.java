@@ -8,7 +8,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,11 +78,14 @@ class TaskGroupingTest {
     }
 
     @Test
-    void aWorkerKilledInsideAGroupFailsOnlyTheTaskItRanAndTheRestRunElsewhere() {
+    void aWorkerKilledInsideAGroupFailsOnlyTheTaskItRanAndTheRestRunElsewhere(@TempDir Path tmp) {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            // a line per run of the killing task: it started, so it must not run again on another worker
+            final String killerRuns = Files.createTempFile(tmp, "runs", ".txt").toString();
             try (ProcessPool pool = ProcessPool.create(2)) {
                 final WorkerCrashedException e = assertThrows(WorkerCrashedException.class, () -> pool.map((Integer x) -> {
                     if (x == TASKS * 3 / 4) {
+                        Files.writeString(Path.of(killerRuns), ProcessHandle.current().pid() + "\n", StandardOpenOption.APPEND);
                         new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
                         Thread.sleep(10_000);
                     }
@@ -89,6 +94,7 @@ class TaskGroupingTest {
                 // every other task completed: a failed one would be suppressed here
                 assertEquals(0, e.getSuppressed().length, () -> "other tasks failed: " + e.getSuppressed()[0]);
                 assertTrue(pool.groupsSent() > 0);
+                assertEquals(1, Files.readAllLines(Path.of(killerRuns)).size(), "runs of the task that killed its worker");
                 // and the pool, with its replacement worker, still answers
                 assertEquals(List.of(1, 2, 3), pool.map((Integer x) -> x + 1, List.of(0, 1, 2)));
             }

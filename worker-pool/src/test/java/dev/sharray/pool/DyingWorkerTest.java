@@ -1,0 +1,149 @@
+package dev.sharray.pool;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Tasks handed to a worker that has died, or is dying, before it read them: they never started, so they run on
+ * the replacement, neither failing as crashed nor waiting forever for an answer from a worker nobody polls.
+ */
+class DyingWorkerTest {
+
+    /**
+     * The exit handling has already taken the worker's task slot (empty) when the dispatcher publishes the task
+     * and sends it, before the worker's rings are unmapped.
+     */
+    @Test
+    void aTaskPublishedAfterTheExitHandlingTookTheWorkersTaskRunsOnTheReplacement() throws Exception {
+        final ProcessPool pool = ProcessPool.create(1);
+        try {
+            final long victim = pool.workerPids().get(0);
+            final CountDownLatch exitTookTask = new CountDownLatch(1);
+            final AtomicBoolean killed = new AtomicBoolean();
+            final AtomicBoolean exitSeenInTime = new AtomicBoolean();
+            pool.afterExitTookTask(() -> {
+                pool.afterExitTookTask(null);
+                exitTookTask.countDown();
+                sleep(500); // the rings stay mapped meanwhile: a send that is not refused goes through
+            });
+            pool.beforeTaskPublished(() -> {
+                pool.beforeTaskPublished(null);
+                try {
+                    killed.set(new ProcessBuilder("kill", "-9", Long.toString(victim)).start().waitFor() == 0);
+                    exitSeenInTime.set(exitTookTask.await(30, TimeUnit.SECONDS));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            final CompletableFuture<Integer> task = pool.submit((Integer x) -> x + 1, 41);
+            assertTrue(killed.get(), "kill -9 of the idle worker");
+            assertTrue(exitSeenInTime.get(), "the exit handling took the worker's task before the task was published");
+            assertEquals(42, task.get(60, TimeUnit.SECONDS));
+            assertFalse(pool.workerPids().contains(victim));
+        } finally {
+            pool.shutdownNow(); // close() would wait forever for a stranded task
+        }
+    }
+
+    /**
+     * The worker is already dead (its exit not yet handled: the pump lock is held) when an idle-looking worker
+     * is sent the task, so the send succeeds into a ring nobody will read.
+     */
+    @Test
+    void aTaskSentToAWorkerThatHadAlreadyDiedRunsOnTheReplacement() throws Exception {
+        final ProcessPool pool = ProcessPool.create(1);
+        final CountDownLatch lockHeld = new CountDownLatch(1);
+        final CountDownLatch releaseLock = new CountDownLatch(1);
+        final Thread holder = new Thread(() -> pool.holdPumpLockWhile(() -> {
+            lockHeld.countDown();
+            await(releaseLock);
+        }));
+        try {
+            final long victim = pool.workerPids().get(0);
+            holder.start();
+            assertTrue(lockHeld.await(30, TimeUnit.SECONDS));
+            final AtomicBoolean deadBeforeSend = new AtomicBoolean();
+            pool.beforeTaskPublished(() -> {
+                pool.beforeTaskPublished(null);
+                try {
+                    final ProcessHandle worker = ProcessHandle.of(victim).orElseThrow();
+                    new ProcessBuilder("kill", "-9", Long.toString(victim)).start().waitFor();
+                    worker.onExit().get(30, TimeUnit.SECONDS);
+                    deadBeforeSend.set(!worker.isAlive());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            final CompletableFuture<Integer> task = pool.submit((Integer x) -> x + 1, 41);
+            assertTrue(deadBeforeSend.get(), "the worker was dead before the task was sent to it");
+            releaseLock.countDown(); // the exit handling runs now and finds the task unread
+            assertEquals(42, task.get(60, TimeUnit.SECONDS));
+        } finally {
+            releaseLock.countDown();
+            holder.join(30_000);
+            pool.shutdownNow();
+        }
+    }
+
+    /** Unread messages are sent again once: one whose reading kills every worker fails after two deaths. */
+    @Test
+    void aTaskWhoseMessageKillsEveryWorkerThatReadsItFailsAsACrash() throws Exception {
+        try (ProcessPool pool = ProcessPool.create(1)) {
+            final long first = pool.workerPids().get(0);
+            final ExecutionException e = assertThrows(ExecutionException.class,
+                () -> pool.submit(new HaltsWhereRead(), 1).get(60, TimeUnit.SECONDS));
+            final WorkerCrashedException crash = assertInstanceOf(WorkerCrashedException.class, e.getCause());
+            assertEquals(HaltsWhereRead.EXIT_CODE, crash.exitCode());
+            assertEquals(3, pool.submit((Integer x) -> x + 1, 2).get(60, TimeUnit.SECONDS));
+            assertFalse(pool.workerPids().contains(first));
+        }
+    }
+
+    /** A function whose deserialization ends any process but the one that made it. */
+    private static final class HaltsWhereRead implements RemoteFunction<Integer, Integer> {
+        private static final long serialVersionUID = 1L;
+        static final int EXIT_CODE = 3;
+        private final long maker = ProcessHandle.current().pid();
+
+        @Override
+        public Integer apply(Integer x) {
+            return x;
+        }
+
+        private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+            in.defaultReadObject();
+            if (ProcessHandle.current().pid() != maker) {
+                Runtime.getRuntime().halt(EXIT_CODE);
+            }
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
