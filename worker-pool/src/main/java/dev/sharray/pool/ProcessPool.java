@@ -655,7 +655,9 @@ public final class ProcessPool implements AutoCloseable {
         while (!pending.isEmpty()) {
             final Worker w = claimIdleWorker();
             if (w == null) {
-                queueBehindRunningTasks();
+                if (queueBehindRunningTasks()) {
+                    continue; // a worker went idle meanwhile, or another dispatcher missed the lock: look again
+                }
                 return;
             }
             Task t = placement.take(pending, w.id, currentWorker);
@@ -687,6 +689,7 @@ public final class ProcessPool implements AutoCloseable {
             if (t.deadline != 0) {
                 deadlineStarted();
             }
+            final boolean group = t.nextInGroup != null; // read now: once sent, a task may be queued behind it
             boolean sent;
             try {
                 sent = w.send(t);
@@ -710,10 +713,8 @@ public final class ProcessPool implements AutoCloseable {
                 if (state.get() == CLOSED) {
                     cancelPending();
                 }
-            } else if (sent) {
-                if (t.nextInGroup != null) {
-                    groupsSent.incrementAndGet();
-                }
+            } else if (sent && group) {
+                groupsSent.incrementAndGet();
             }
         }
     }
@@ -728,17 +729,20 @@ public final class ProcessPool implements AutoCloseable {
      * worker is free first. Under the pump lock, as every change to a running task's chain is. When another
      * thread holds it, this one leaves {@link #queueBehindMissed} for it and tries once more: a pump that lets go
      * of the lock and finds the flag dispatches again, so the chance is not lost until the first answer.
+     *
+     * @return whether the caller should look for work to dispatch again: a dispatcher left the flag meanwhile,
+     *         or a worker went idle while a task was off the queue here
      */
-    private void queueBehindRunningTasks() {
+    private boolean queueBehindRunningTasks() {
         final Task head = pending.peek();
         if (head == null || head.batch.grouping == null || !head.batch.grouping.tasksOutlastTarget()) {
-            return; // the common case of short tasks: no lock, no queue traffic on their hot path
+            return false; // the common case of short tasks: no lock, no queue traffic on their hot path
         }
         if (!pumpLock.tryLock()) {
             // raised before the second try: either that try succeeds, or the holder unlocks after the flag is up
             queueBehindMissed = true;
             if (!pumpLock.tryLock()) {
-                return;
+                return false;
             }
         }
         Task failed = null;
@@ -785,15 +789,14 @@ public final class ProcessPool implements AutoCloseable {
         } finally {
             pumpLock.unlock();
         }
-        if (queueBehindMissed) {
-            queueBehindMissed = false; // another dispatcher left it while this one held the lock
-            dispatch();
-        }
         finishInOrder(failed);
-        if (offeredBack && hasIdleWorker()) {
-            // a worker went idle while a task was off the queue here: its dispatch found the queue empty
-            dispatch();
+        // another dispatcher left the flag while this one held the lock (or this one did, before its second try)
+        final boolean missed = queueBehindMissed;
+        if (missed) {
+            queueBehindMissed = false;
         }
+        // a worker that went idle while a task was off the queue here found the queue empty
+        return missed || offeredBack && hasIdleWorker();
     }
 
     private boolean isCurrentWorker(int id) {
@@ -882,7 +885,7 @@ public final class ProcessPool implements AutoCloseable {
             t.worker = null;
             t.deadline = 0;
             t.sent = false;
-            t.messageEnd = 0;
+            t.messageStart = Task.NOT_WRITTEN;
             tasks.add(t);
             t = next;
         }
@@ -1335,7 +1338,9 @@ public final class ProcessPool implements AutoCloseable {
             if (w.state.get() == Worker.DEAD || state.get() == CLOSED) {
                 return; // settled already, or stop() settles it and may be unmapping its rings right now
             }
-            // answers that made it out before the worker died still count (up to a garbled frame)
+            // answers that made it out before the worker died still count (up to a garbled frame); a read stops at
+            // the ring's end, so a second one takes what lies past its wrap
+            pollWorker(w, Integer.MAX_VALUE);
             pollWorker(w, Integer.MAX_VALUE);
             removeWorker(w);
             // sends are refused before the task is taken: a dispatcher that claimed this worker and publishes its
@@ -1348,9 +1353,11 @@ public final class ProcessPool implements AutoCloseable {
                 final Task unstarted = lost.nextInGroup;
                 lost.nextInGroup = null;
                 requeueUnstarted(unstarted);
-                if (!w.readMessageOf(lost) && !lost.requeuedUnread) {
-                    // nor did this one: the worker died before reading its message (e.g. while idle)
-                    lost.requeuedUnread = true;
+                if (lost.messageStart == Task.NOT_WRITTEN
+                    || !w.readPastMessageOf(lost) && !lost.requeuedUnread) {
+                    // nor did this one: the worker died before reading its message (e.g. while idle), or it never
+                    // got it (the send was refused). The former once only: see Task.requeuedUnread
+                    lost.requeuedUnread |= lost.messageStart != Task.NOT_WRITTEN;
                     requeueUnstarted(lost); // ahead of the group's others, as before
                     lost = null;
                 }
@@ -1390,7 +1397,10 @@ public final class ProcessPool implements AutoCloseable {
                 w = launch();
                 awaitHello(w);
             } catch (RuntimeException e) {
-                if (attempt >= 3 || state.get() == CLOSED) {
+                if (state.get() == CLOSED) {
+                    return; // stop() settles every queued task (CancellationException) and every worker
+                }
+                if (attempt >= 3) {
                     config.err.println("[" + name + "] cannot replace a dead worker: " + e.getMessage());
                     if (workers.length == 0) {
                         // terminal: with no worker left nothing would ever take a task again

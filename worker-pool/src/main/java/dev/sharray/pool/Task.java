@@ -26,8 +26,10 @@ final class Task {
     long sentAt;
     /** Set once its message is in the worker's ring: only then may a task be queued behind it. */
     volatile boolean sent;
-    /** Where its message ends in the worker's ring once sent, 0 before (under the worker's send lock). */
-    long messageEnd;
+    /** {@link #messageStart} of a task not (yet) written to a worker's ring. */
+    static final long NOT_WRITTEN = -1;
+    /** Where its message starts in its worker's ring, once being written (under the worker's send lock). */
+    long messageStart = NOT_WRITTEN;
     /**
      * Requeued once already because its worker died before reading its message: the next such death fails it,
      * so a message whose reading kills the worker kills two at most.

@@ -79,6 +79,7 @@ final class Worker {
             }
             final byte mode = functionMode(t.fn);
             final long length = t.nextInGroup == null ? taskLength(t, mode) : groupLength(t, mode);
+            markMessageStart(t);
             if (length <= writer.maxWhole()) {
                 final int at = writer.claim((int) length, keepSending);
                 if (at < 0) {
@@ -91,7 +92,7 @@ final class Worker {
                     throw e;
                 }
                 writer.commit(at);
-                sent(t);
+                t.sent = true;
                 sentFunction(t.fn, mode);
                 wakeIfSleeping();
                 return true;
@@ -105,7 +106,7 @@ final class Worker {
             if (!sent) {
                 return false;
             }
-            sent(t);
+            t.sent = true;
             sentFunction(t.fn, mode);
             wakeIfSleeping();
             return true;
@@ -115,15 +116,16 @@ final class Worker {
     }
 
     /**
-     * Its message is in the ring (send lock held): marked here, so that after {@link #refuseSends} every task sent
-     * is seen as such. Each task of a group gets the message's end: any of them may be the one running.
+     * Marks where the message of {@code t} starts in the ring, on each task of its group (any of them may be the
+     * one running when the worker dies). Before the message is written (send lock held): once the worker may
+     * answer, the pump changes the chain, and after {@link #refuseSends} every task this worker may have got is
+     * marked.
      */
-    private void sent(Task t) {
-        final long end = writer.writtenUpTo();
+    private void markMessageStart(Task t) {
+        final long start = writer.writtenUpTo();
         for (Task g = t; g != null; g = g.nextInGroup) {
-            g.messageEnd = end;
+            g.messageStart = start;
         }
-        t.sent = true;
     }
 
     /**
@@ -137,11 +139,13 @@ final class Worker {
     }
 
     /**
-     * @param t a task sent to this worker, with its send lock's writes visible ({@link #refuseSends} called)
-     * @return whether this worker had read its message whole: it may have started the task. Rings still mapped.
+     * @param t a task given to this worker, after {@link #refuseSends} (its marks visible); the rings still mapped
+     * @return whether this worker read past the start of its message, so it may have started the task. A task
+     *         is only run once its whole message has been read (the read position moves after each record's
+     *         handler returns), so false means it never started.
      */
-    boolean readMessageOf(Task t) {
-        return t.messageEnd != 0 && writer.readUpTo() >= t.messageEnd;
+    boolean readPastMessageOf(Task t) {
+        return t.messageStart != Task.NOT_WRITTEN && writer.readUpTo() > t.messageStart;
     }
 
     private static int encode(MutableDirectBuffer b, int offset, Task t, byte mode) {
