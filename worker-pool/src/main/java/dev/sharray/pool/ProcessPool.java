@@ -140,6 +140,8 @@ public final class ProcessPool implements AutoCloseable {
     private volatile Runnable beforeTaskPublished;
     /** Test hook (null in use): runs in a worker's exit handling once it has taken the worker's task. */
     private volatile Runnable afterExitTookTask;
+    /** Test hook (null in use): runs when a task has timed out, before its worker is killed (pump lock held). */
+    private volatile Runnable beforeTimeoutKill;
     /** Answered tasks found by the current pump, completed after the pump lock is released. */
     private Task doneHead;
 
@@ -528,6 +530,11 @@ public final class ProcessPool implements AutoCloseable {
     /** Test hook: {@code hook} runs in the exit handling of workers, under the pump lock, once it has taken the task. */
     void afterExitTookTask(Runnable hook) {
         afterExitTookTask = hook;
+    }
+
+    /** Test hook: {@code hook} runs when a task has timed out, under the pump lock, before its worker is killed. */
+    void beforeTimeoutKill(Runnable hook) {
+        beforeTimeoutKill = hook;
     }
 
     /** Test hook: whether a dispatcher left a queue-behind for the pump lock's holder. */
@@ -1165,18 +1172,28 @@ public final class ProcessPool implements AutoCloseable {
         }
     }
 
+    /**
+     * Fails each running task past its deadline and kills its worker. The task after it stays with the worker
+     * until its exit: the timed-out task may still answer before the kill lands and the worker go on to the
+     * next one, which then must not run again elsewhere ({@link #onWorkerExit} decides).
+     */
     private void checkTimeouts() {
         final long now = System.nanoTime();
         for (Worker w : workers) {
             final Task t = w.inFlight.get();
-            if (t != null && t.deadline != 0 && now - t.deadline > 0 && w.inFlight.compareAndSet(t, null)) {
+            final Task next = t == null ? null : t.nextInGroup;
+            if (t != null && t.deadline != 0 && now - t.deadline > 0 && w.inFlight.compareAndSet(t, next)) {
                 w.state.set(Worker.KILLED);
+                w.timedOut = t;
+                w.afterTimedOut = next;
                 t.error = new TaskTimeoutException(t.timeout, w.id);
-                final Task unstarted = t.nextInGroup;
                 t.nextInGroup = null;
                 pushDone(t);
+                final Runnable hook = beforeTimeoutKill;
+                if (hook != null) {
+                    hook.run();
+                }
                 w.process.destroyForcibly();
-                requeueUnstarted(unstarted); // dispatched to the other workers once this task is finished
             }
         }
     }
@@ -1192,7 +1209,9 @@ public final class ProcessPool implements AutoCloseable {
         final long taskId = buffer.getLong(offset + 1, ByteOrder.LITTLE_ENDIAN);
         final Task t = w.inFlight.get();
         if (t == null || t.id != taskId) {
-            return; // the answer to a task that already timed out
+            // the answer to a task that already timed out: the worker may have gone on to the next one
+            w.timedOutAnswered |= w.timedOut != null && w.timedOut.id == taskId;
+            return;
         }
         // the next task of its group, or one queued behind it, starts now: its deadline counts from here
         final Task next = t.nextInGroup;
@@ -1353,7 +1372,11 @@ public final class ProcessPool implements AutoCloseable {
                 final Task unstarted = lost.nextInGroup;
                 lost.nextInGroup = null;
                 requeueUnstarted(unstarted);
-                if (lost.messageStart == Task.NOT_WRITTEN
+                if (lost == w.afterTimedOut && !w.timedOutAnswered) {
+                    // the task before it timed out and never answered: the worker never went on to this one
+                    requeueUnstarted(lost);
+                    lost = null;
+                } else if (lost.messageStart == Task.NOT_WRITTEN
                     || !w.readPastMessageOf(lost) && !lost.requeuedUnread) {
                     // nor did this one: the worker died before reading its message (e.g. while idle), or it never
                     // got it (the send was refused). The former once only: see Task.requeuedUnread

@@ -45,6 +45,13 @@ final class Worker {
     private final java.util.function.BooleanSupplier keepSending = this::sendable;
     /** Result sink bound to this worker, created once so polling allocates nothing. */
     Frames.Sink resultSink;
+    /**
+     * The task that timed out on this worker (which is being killed), the task the worker would run after it,
+     * and whether the timed-out task answered after all, so that one may have started (pump lock held).
+     */
+    Task timedOut;
+    Task afterTimedOut;
+    boolean timedOutAnswered;
     long pid;
 
     Worker(int id, Process process, RingFile rings, OutputForwarder stdout, OutputForwarder stderr) {

@@ -1,14 +1,23 @@
 package dev.sharray.pool;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.ObjectInputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -109,6 +118,46 @@ class DyingWorkerTest {
             assertEquals(HaltsWhereRead.EXIT_CODE, crash.exitCode());
             assertEquals(3, pool.submit((Integer x) -> x + 1, 2).get(60, TimeUnit.SECONDS));
             assertFalse(pool.workerPids().contains(first));
+        }
+    }
+
+    /**
+     * A task times out but answers before the kill lands, and the worker goes on to the task queued behind it:
+     * that task started, so it must not run again on another worker.
+     */
+    @Test
+    void aTaskStartedAfterATimedOutOneAnsweredDoesNotRunAgain(@TempDir Path tmp) throws Exception {
+        final String starts = Files.createTempFile(tmp, "starts", ".txt").toString();
+        final int slow = 5;
+        final AtomicBoolean nextStartedBeforeKill = new AtomicBoolean();
+        try (ProcessPool pool = ProcessPool.builder().workers(1).taskTimeout(Duration.ofSeconds(1)).build()) {
+            pool.beforeTimeoutKill(() -> {
+                pool.beforeTimeoutKill(null);
+                // the slow task answers at 1.5 s; the worker then starts the one queued behind it
+                for (int i = 0; i < 1000 && !nextStartedBeforeKill.get(); i++) {
+                    nextStartedBeforeKill.set(lines(starts).contains(Integer.toString(slow + 1)));
+                    sleep(10);
+                }
+            });
+            final TaskTimeoutException e = assertThrows(TaskTimeoutException.class, () -> pool.map((Integer x) -> {
+                Files.writeString(Path.of(starts), x + "\n", StandardOpenOption.APPEND);
+                Thread.sleep(x == slow ? 1_500 : 100);
+                return x;
+            }, IntStream.range(0, 12).boxed().collect(Collectors.toList())));
+            assertTrue(nextStartedBeforeKill.get(), "the task queued behind the slow one started before the kill");
+            for (Throwable s : e.getSuppressed()) {
+                assertInstanceOf(WorkerCrashedException.class, s); // the one running when the worker was killed
+            }
+        }
+        final List<String> started = lines(starts);
+        assertEquals(started.stream().distinct().count(), started.size(), "a task ran twice: " + started);
+    }
+
+    private static List<String> lines(String file) {
+        try {
+            return Files.readAllLines(Path.of(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
