@@ -537,6 +537,12 @@ public final class ProcessPool implements AutoCloseable {
         beforeTimeoutKill = hook;
     }
 
+    private static void runHook(Runnable hook) {
+        if (hook != null) {
+            hook.run();
+        }
+    }
+
     /** Test hook: whether a dispatcher left a queue-behind for the pump lock's holder. */
     boolean queueBehindMissed() {
         return queueBehindMissed;
@@ -688,10 +694,7 @@ public final class ProcessPool implements AutoCloseable {
             }
             t.deadline = t.timeout == null ? 0 : now + Math.max(1, t.timeout.toNanos());
             placement.placed(t, w.id);
-            final Runnable hook = beforeTaskPublished;
-            if (hook != null) {
-                hook.run();
-            }
+            runHook(beforeTaskPublished);
             w.inFlight.set(t);
             if (t.deadline != 0) {
                 deadlineStarted();
@@ -797,13 +800,9 @@ public final class ProcessPool implements AutoCloseable {
             pumpLock.unlock();
         }
         finishInOrder(failed);
-        // another dispatcher left the flag while this one held the lock (or this one did, before its second try)
-        final boolean missed = queueBehindMissed;
-        if (missed) {
-            queueBehindMissed = false;
-        }
+        // another dispatcher left the flag while this one held the lock (or this one did, before its second try);
         // a worker that went idle while a task was off the queue here found the queue empty
-        return missed || offeredBack && hasIdleWorker();
+        return takeQueueBehindMissed() || offeredBack && hasIdleWorker();
     }
 
     private boolean isCurrentWorker(int id) {
@@ -1134,10 +1133,18 @@ public final class ProcessPool implements AutoCloseable {
             if (state.get() == CLOSED && !pending.isEmpty()) {
                 cancelPending(); // a timed-out task's group was requeued after shutdownNow() drained the queue
             }
-        } else if (queueBehindMissed) {
-            queueBehindMissed = false;
+        } else if (takeQueueBehindMissed()) {
             dispatch();
         }
+    }
+
+    /** @return whether a dispatcher left a queue-behind for the pump lock's holder; lowers the flag */
+    private boolean takeQueueBehindMissed() {
+        if (!queueBehindMissed) {
+            return false; // the common case only reads it
+        }
+        queueBehindMissed = false;
+        return true;
     }
 
     private int pumpLocked() {
@@ -1189,10 +1196,7 @@ public final class ProcessPool implements AutoCloseable {
                 t.error = new TaskTimeoutException(t.timeout, w.id);
                 t.nextInGroup = null;
                 pushDone(t);
-                final Runnable hook = beforeTimeoutKill;
-                if (hook != null) {
-                    hook.run();
-                }
+                runHook(beforeTimeoutKill);
                 w.process.destroyForcibly();
             }
         }
@@ -1372,24 +1376,13 @@ public final class ProcessPool implements AutoCloseable {
                 final Task unstarted = lost.nextInGroup;
                 lost.nextInGroup = null;
                 requeueUnstarted(unstarted);
-                if (lost == w.afterTimedOut && !w.timedOutAnswered) {
-                    // the task before it timed out and never answered: the worker never went on to this one
-                    requeueUnstarted(lost);
-                    lost = null;
-                } else if (lost.messageStart == Task.NOT_WRITTEN
-                    || !w.readPastMessageOf(lost) && !lost.requeuedUnread) {
-                    // nor did this one: the worker died before reading its message (e.g. while idle), or it never
-                    // got it (the send was refused). The former once only: see Task.requeuedUnread
-                    lost.requeuedUnread |= lost.messageStart != Task.NOT_WRITTEN;
+                if (neverStarted(w, lost)) {
                     requeueUnstarted(lost); // ahead of the group's others, as before
                     lost = null;
                 }
             }
             done = takeDone();
-            final Runnable hook = afterExitTookTask;
-            if (hook != null) {
-                hook.run();
-            }
+            runHook(afterExitTookTask);
         } finally {
             pumpLock.unlock();
         }
@@ -1411,6 +1404,25 @@ public final class ProcessPool implements AutoCloseable {
         if (s == RUNNING || (s == CLOSING && inFlight.get() > 0)) {
             replace();
         }
+    }
+
+    /**
+     * Whether a dead worker's task never started, so it may run elsewhere (pump lock held, rings still mapped,
+     * sends refused). A task whose message the worker had not read past is requeued once only
+     * ({@link Task#requeuedUnread}).
+     */
+    private static boolean neverStarted(Worker w, Task lost) {
+        if (lost == w.afterTimedOut && !w.timedOutAnswered) {
+            return true; // the task before it timed out and never answered: the worker never went on to this one
+        }
+        if (lost.messageStart == Task.NOT_WRITTEN) {
+            return true; // its send was refused: it never reached the ring
+        }
+        if (w.readPastMessageOf(lost) || lost.requeuedUnread) {
+            return false;
+        }
+        lost.requeuedUnread = true; // the worker died before reading its message (e.g. while idle)
+        return true;
     }
 
     private void replace() {
