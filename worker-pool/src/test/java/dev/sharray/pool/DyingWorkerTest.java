@@ -51,7 +51,7 @@ class DyingWorkerTest {
             pool.beforeTaskPublished(() -> {
                 pool.beforeTaskPublished(null);
                 try {
-                    killed.set(new ProcessBuilder("kill", "-9", Long.toString(victim)).start().waitFor() == 0);
+                    killed.set(Signals.kill9(victim) == 0);
                     exitSeenInTime.set(exitTookTask.await(30, TimeUnit.SECONDS));
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -89,7 +89,7 @@ class DyingWorkerTest {
                 pool.beforeTaskPublished(null);
                 try {
                     final ProcessHandle worker = ProcessHandle.of(victim).orElseThrow();
-                    new ProcessBuilder("kill", "-9", Long.toString(victim)).start().waitFor();
+                    Signals.kill9(victim);
                     worker.onExit().get(30, TimeUnit.SECONDS);
                     deadBeforeSend.set(!worker.isAlive());
                 } catch (Exception e) {

@@ -38,10 +38,6 @@ class FaultsTest {
             .collect(Collectors.toList()));
     }
 
-    private static void kill9(long pid) throws Exception {
-        assertEquals(0, new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor());
-    }
-
     @Test
     void killedWorkerFailsOnlyItsTaskAndIsReplaced_20Times() throws Exception {
         final List<String> before = poolFiles();
@@ -64,7 +60,7 @@ class FaultsTest {
                 }, data);
                 final long victimPid = awaitRunningPid(runningPid);
                 assertTrue(pool.workerPids().contains(victimPid));
-                kill9(victimPid);
+                assertEquals(0, Signals.kill9(victimPid));
                 final ExecutionException e = assertThrows(ExecutionException.class, () -> victim.get(30, TimeUnit.SECONDS));
                 final WorkerCrashedException crash = assertInstanceOf(WorkerCrashedException.class, e.getCause());
                 assertEquals(9, crash.signal());
@@ -186,7 +182,7 @@ class FaultsTest {
                 Thread.sleep(60_000);
                 return ProcessHandle.current().pid();
             }, 0);
-            kill9(pool.workerPids().get(0)); // the only worker: it holds the task
+            assertEquals(0, Signals.kill9(pool.workerPids().get(0))); // the only worker: it holds the task
             final ExecutionException crash = assertThrows(ExecutionException.class, () -> victim.get(30, TimeUnit.SECONDS));
             assertInstanceOf(WorkerCrashedException.class, crash.getCause());
             for (int i = 0; i < 3; i++) { // queued while the replacement is tried, then after it gave up

@@ -190,7 +190,7 @@ class MapFunctionCacheTest {
             // crash of the victim's task, the others' results are read from the files
             final RemoteFunction<Integer, Integer> fn = x -> {
                 if (x == victim) {
-                    new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+                    Signals.kill9(ProcessHandle.current().pid());
                     Thread.sleep(60_000); // not reached: SIGKILL
                 }
                 final String line = ProcessHandle.current().pid() + ":" + FactorReducer.DECODED.get() + ":" + (x * factor.value());

@@ -58,7 +58,7 @@ class ParentDeathTest {
             assertEquals(2, workers.size());
             assertTrue(Files.isDirectory(folder));
 
-            assertEquals(0, new ProcessBuilder("kill", "-9", Long.toString(parent.pid())).start().waitFor());
+            assertEquals(0, Signals.kill9(parent.pid()));
             parent.waitFor(10, TimeUnit.SECONDS);
             final long killed = System.nanoTime();
             for (ProcessHandle w : workers) {

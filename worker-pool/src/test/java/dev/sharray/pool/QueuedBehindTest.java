@@ -156,7 +156,7 @@ class QueuedBehindTest {
                 final WorkerCrashedException e = assertThrows(WorkerCrashedException.class, () -> pool.map((Integer x) -> {
                     if (x == 5) {
                         Thread.sleep(400); // meanwhile the other worker's answers queue a task behind this one
-                        new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+                        Signals.kill9(ProcessHandle.current().pid());
                         Thread.sleep(10_000);
                     }
                     Thread.sleep(30);

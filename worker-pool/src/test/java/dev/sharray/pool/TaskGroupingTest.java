@@ -86,7 +86,7 @@ class TaskGroupingTest {
                 final WorkerCrashedException e = assertThrows(WorkerCrashedException.class, () -> pool.map((Integer x) -> {
                     if (x == TASKS * 3 / 4) {
                         Files.writeString(Path.of(killerRuns), ProcessHandle.current().pid() + "\n", StandardOpenOption.APPEND);
-                        new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+                        Signals.kill9(ProcessHandle.current().pid());
                         Thread.sleep(10_000);
                     }
                     return x;
