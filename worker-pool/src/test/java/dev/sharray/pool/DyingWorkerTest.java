@@ -62,8 +62,9 @@ class DyingWorkerTest {
             assertTrue(exitSeenInTime.get(), "the exit handling took the worker's task before the task was published");
             assertEquals(42, task.get(60, TimeUnit.SECONDS));
             assertFalse(pool.workerPids().contains(victim));
+            pool.close(); // returns: no task is left in flight
         } finally {
-            pool.shutdownNow(); // close() would wait forever for a stranded task
+            pool.shutdownNow(); // a no-op after close(), which would wait forever for a stranded task
         }
     }
 
@@ -100,6 +101,8 @@ class DyingWorkerTest {
             assertTrue(deadBeforeSend.get(), "the worker was dead before the task was sent to it");
             releaseLock.countDown(); // the exit handling runs now and finds the task unread
             assertEquals(42, task.get(60, TimeUnit.SECONDS));
+            holder.join(30_000);
+            pool.close();
         } finally {
             releaseLock.countDown();
             holder.join(30_000);
