@@ -2,7 +2,6 @@ package dev.sharray.pool;
 
 import dev.sharray.SharedArray;
 import dev.sharray.SharedArrays;
-import dev.sharray.reducers.ArraySharing;
 import dev.sharray.reducers.CopyCache;
 import dev.sharray.reducers.OpenedArrays;
 import dev.sharray.reducers.SharingSession;
@@ -10,17 +9,13 @@ import dev.sharray.reducers.MalformedDataException;
 import dev.sharray.reducers.Reducer;
 import dev.sharray.reducers.Reducers;
 import dev.sharray.reducers.ValueReader;
-import dev.sharray.reducers.ValueWriter;
 import org.agrona.DirectBuffer;
-import org.agrona.ExpandableArrayBuffer;
 
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,7 +29,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -75,16 +69,8 @@ public final class ProcessPool implements AutoCloseable {
     /** How long a waiting thread polls for its own result before blocking. */
     private static final long HELP_SPIN_NANOS = 30_000;
     private static final long HELP_YIELD_NANOS = 200_000;
-    private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+    /** How long stopping waits for a replacement being started, and for the result thread. */
     private static final long STOP_GRACE_MILLIS = 5_000;
-    /** With results awaited and none for this long (the result idler's spin and yield), the result thread sleeps. */
-    private static final long RESULT_SLEEP_AFTER_NANOS = 150_000;
-    /**
-     * The result thread binds its doorbell once it has waited this long in all by polling: binding costs
-     * ~11-16 ms of CPU in a fresh JVM (the socket and selector classes), which ~0.2 s of polling costs too;
-     * a pool that only starts and runs short tasks never pays it.
-     */
-    private static final long DOORBELL_AFTER_POLLING_NANOS = 200_000_000;
     /** Per function class: the mean task time of its latest map call, 0 before one was measured (see TaskGrouping). */
     private static final ClassValue<AtomicLong> TASK_NANOS = new ClassValue<>() {
         @Override
@@ -96,8 +82,9 @@ public final class ProcessPool implements AutoCloseable {
     private final Config config;
     private final Path folder;
     private final String name;
-    private final WorkerLauncher launcher;
-    private final AtomicInteger workerSeq = new AtomicInteger();
+    private final WorkerStarter starter;
+    /** Binds each new worker's answers to {@link #onResult}. */
+    private final WorkerStarter.ResultSinkFactory resultSinks = w -> (buffer, offset, length) -> onResult(w, buffer, offset, length);
     private final AtomicLong taskSeq = new AtomicLong();
     private final AtomicInteger mapSeq = new AtomicInteger();
     private final ConcurrentLinkedDeque<Task> pending = new ConcurrentLinkedDeque<>();
@@ -116,24 +103,14 @@ public final class ProcessPool implements AutoCloseable {
     /** Arrays opened while decoding the current result (pump lock held). */
     private final OpenedArrays resultArrays = new OpenedArrays();
     private final ExecutorService supervisor;
+    private final ResultThread results;
     /** Set once every worker has died and no replacement could be started: tasks then fail at once. */
     private volatile IllegalStateException noWorkers;
-    private final Thread receiver;
-    private final ThreadLocal<Encoder> encoders;
+    private final ThreadLocal<ArgumentEncoder> encoders;
     /** Shared copies of heap arguments kept for the next call (see {@link Builder#copyCacheBytes}). */
     private final CopyCache copies;
     private volatile Worker[] workers = new Worker[0];
-    private volatile boolean receiverDeepParked;
     private volatile boolean shutdownNow;
-    /** Where the result doorbell is bound, after the result thread's first ~0.2 s of polling; see {@link ResultDoorbell}. */
-    private final Path doorbellPath;
-    private volatile ResultDoorbell doorbell;
-    private final AtomicBoolean doorbellRequested = new AtomicBoolean();
-    /**
-     * Up while the result thread chooses its sleep from the running tasks' deadlines and sleeps: a thread that
-     * starts a deadline meanwhile rings the doorbell ({@link #deadlineStarted}), or the sleep could outlast it.
-     */
-    private volatile boolean resultThreadSleeping;
     /** Set by a dispatcher that could not queue tasks behind running ones because a pump held the lock. */
     private volatile boolean queueBehindMissed;
     /** Test hook (null in use): runs in a dispatcher between claiming a worker and publishing its task. */
@@ -149,24 +126,26 @@ public final class ProcessPool implements AutoCloseable {
         this.config = config;
         this.copies = new CopyCache(config.copyCacheBytes);
         this.name = "sharray-pool-" + POOL_SEQ.incrementAndGet();
+        final Path doorbellPath;
         try {
             folder = config.tempFolder != null ? SharedArrays.processFolder(config.tempFolder) : SharedArrays.processFolder();
             doorbellPath = folder.resolve(name + ".bell");
-            launcher = new WorkerLauncher(folder, name, doorbellPath, config.heapSize, config.maxBytes, config.retainMappingBytes,
-                config.jvmOptions,
+            final WorkerLauncher launcher = new WorkerLauncher(folder, name, doorbellPath, config.heapSize, config.maxBytes,
+                config.retainMappingBytes, config.jvmOptions,
                 config.reducers.registered().stream().map(r -> r.getClass().getName()).toList());
+            starter = new WorkerStarter(folder, name, launcher, config.ringCapacity, config.out, config.err,
+                () -> state.get() == CLOSED, () -> shutdownNow);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the pool's temp folder", e);
         }
         this.resultReader = new ValueReader(config.reducers);
-        this.encoders = ThreadLocal.withInitial(() -> new Encoder(config.reducers));
+        this.encoders = ThreadLocal.withInitial(() -> new ArgumentEncoder(config.reducers));
         this.supervisor = Executors.newSingleThreadExecutor(r -> {
             final Thread t = new Thread(r, name + "-supervisor");
             t.setDaemon(true);
             return t;
         });
-        this.receiver = new Thread(this::receiveLoop, name + "-results");
-        this.receiver.setDaemon(true);
+        this.results = new ResultThread(new ResultSource(), name, supervisor, doorbellPath, config.resultSleepNanos, config.err);
     }
 
     /**
@@ -190,16 +169,16 @@ public final class ProcessPool implements AutoCloseable {
         int awaited = 0; // awaitHello cleans up a worker it gives up on; later ones are ours to clean
         try {
             for (int i = 0; i < config.workers; i++) {
-                launched.add(launch());
+                launched.add(starter.launch(resultSinks));
             }
             for (Worker w : launched) {
                 awaited++;
-                awaitHello(w);
+                starter.awaitHello(w);
                 started.add(w);
             }
         } catch (RuntimeException e) {
             for (int i = awaited; i < launched.size(); i++) {
-                abandon(launched.get(i));
+                starter.abandon(launched.get(i));
             }
             workers = started.toArray(new Worker[0]);
             shutdownNow();
@@ -210,81 +189,7 @@ public final class ProcessPool implements AutoCloseable {
             w.state.set(Worker.IDLE);
             watchExit(w);
         }
-        receiver.start();
-    }
-
-    /** Creates a worker's ring file and starts its JVM. */
-    private Worker launch() {
-        final int id = workerSeq.incrementAndGet();
-        final Path ringPath = folder.resolve(name + "-worker-" + id + ".ring");
-        RingFile rings = null;
-        Process p = null;
-        try {
-            Files.createDirectories(folder);
-            rings = RingFile.create(ringPath, config.ringCapacity);
-            p = launcher.launch(id, ringPath);
-            final String prefix = "[" + name + " worker-" + id + "] ";
-            final Worker w = new Worker(id, p,
-                rings,
-                new OutputForwarder(p.getInputStream(), prefix, config.out, name + "-worker-" + id + "-out"),
-                new OutputForwarder(p.getErrorStream(), prefix, config.err, name + "-worker-" + id + "-err"));
-            w.resultSink = (buffer, offset, length) -> onResult(w, buffer, offset, length);
-            return w;
-        } catch (IOException | RuntimeException e) {
-            if (p != null) {
-                p.destroyForcibly();
-                waitExit(p);
-            }
-            if (rings != null) {
-                rings.unlink();
-                rings.close();
-            }
-            launcher.deleteArgFile(id);
-            if (e instanceof IOException) {
-                throw new UncheckedIOException("cannot start worker " + id, (IOException) e);
-            }
-            throw (RuntimeException) e;
-        }
-    }
-
-    /** Kills a worker that never joined the pool and removes its files and mappings. */
-    private void abandon(Worker w) {
-        w.process.destroyForcibly();
-        waitExit(w.process);
-        launcher.workerExited(w.id, exitCode(w.process)); // a class-data archive trainer gives up its role
-        w.stderr.awaitEnd(1000);
-        w.rings.unlink();
-        launcher.deleteArgFile(w.id);
-        w.unmap();
-    }
-
-    /** Waits for the worker's HELLO; on failure kills it, cleans up and throws with its stderr. */
-    private void awaitHello(Worker w) {
-        final long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
-        final boolean[] hello = new boolean[1];
-        final Frames.Sink sink = (buffer, offset, length) -> {
-            if (length >= 9 && buffer.getByte(offset) == Protocol.HELLO) {
-                hello[0] = true;
-            }
-        };
-        final Idler idler = Idler.forPolling();
-        while (!hello[0]) {
-            if (state.get() == CLOSED) {
-                abandon(w); // stop() no longer waits for this thread: nothing of this worker may outlive it
-                throw new IllegalStateException("the pool closed while worker " + w.id + " was starting");
-            }
-            if (!w.process.isAlive() || System.nanoTime() - deadline > 0 || shutdownNow) {
-                abandon(w);
-                throw new IllegalStateException("worker " + w.id + " failed to start (exit code "
-                    + (w.process.isAlive() ? "none: timed out" : String.valueOf(w.process.exitValue()))
-                    + "); last stderr lines: " + w.stderr.tail());
-            }
-            idler.idle(w.reader.poll(sink, 1));
-        }
-        // both sides have it mapped and the JVM has read its arguments: the files have done their job
-        // and must not outlive a crash
-        w.rings.unlink();
-        launcher.deleteArgFile(w.id);
+        results.start();
     }
 
     private void watchExit(Worker w) {
@@ -550,12 +455,12 @@ public final class ProcessPool implements AutoCloseable {
 
     /** Test hook: whether the result thread sleeps on its doorbell, or is about to. */
     boolean resultThreadSleeping() {
-        return resultThreadSleeping;
+        return results.sleeping();
     }
 
     /** Test hook: whether the result thread has a doorbell to sleep on (see {@link ResultDoorbell}). */
     boolean resultDoorbellBound() {
-        return doorbell != null;
+        return results.doorbellBound();
     }
 
     /** Test hook: sends pre-encoded (possibly hostile) function and argument bytes as a task. */
@@ -642,8 +547,8 @@ public final class ProcessPool implements AutoCloseable {
             cancelPending();
             return;
         }
-        if (before == 0 && receiverDeepParked) {
-            LockSupport.unpark(receiver);
+        if (before == 0) {
+            results.taskQueuedOnIdlePool();
         }
         if (dispatchNow) {
             dispatch();
@@ -697,7 +602,7 @@ public final class ProcessPool implements AutoCloseable {
             runHook(beforeTaskPublished);
             w.inFlight.set(t);
             if (t.deadline != 0) {
-                deadlineStarted();
+                results.deadlineStarted();
             }
             final boolean group = t.nextInGroup != null; // read now: once sent, a task may be queued behind it
             boolean sent;
@@ -953,141 +858,7 @@ public final class ProcessPool implements AutoCloseable {
             }
         } finally {
             if (spinningWaiters.decrementAndGet() == 0 && inFlight.get() > 0) {
-                LockSupport.unpark(receiver);
-            }
-        }
-    }
-
-    /** The result thread: polls while tasks are in flight and nobody else is polling, sleeps otherwise. */
-    private void receiveLoop() {
-        final Idler idler = Idler.forResults();
-        long idleSince = System.nanoTime();
-        long polledNanos = 0;
-        while (state.get() != CLOSED) {
-            if (inFlight.get() > 0 && spinningWaiters.get() == 0) {
-                final int work = tryPump();
-                // with only long tasks running, the next answer is milliseconds away: sleep at once
-                if (work == 0 && doorbell != null && (idler.idleNanos() > RESULT_SLEEP_AFTER_NANOS || onlyLongTasksRunning())) {
-                    if (sleepUntilRung() > 0) {
-                        idler.reset();
-                    }
-                } else {
-                    final long before = System.nanoTime();
-                    idler.idle(work);
-                    if (work == 0 && doorbell == null) {
-                        polledNanos += System.nanoTime() - before;
-                        if (polledNanos > DOORBELL_AFTER_POLLING_NANOS) {
-                            requestDoorbell();
-                        }
-                    }
-                }
-                idleSince = System.nanoTime();
-            } else if (inFlight.get() == 0 && System.nanoTime() - idleSince > 10_000_000L) {
-                receiverDeepParked = true;
-                if (inFlight.get() == 0 && state.get() != CLOSED) {
-                    LockSupport.park(this);
-                }
-                receiverDeepParked = false;
-                idleSince = System.nanoTime();
-            } else {
-                // a waiter is polling, or we just went idle: check back soon without spinning
-                LockSupport.parkNanos(this, 200_000);
-            }
-        }
-    }
-
-    /** @return whether tasks are running and every one belongs to a call measured to run long tasks (see TaskGrouping) */
-    private boolean onlyLongTasksRunning() {
-        boolean any = false;
-        for (Worker w : workers) {
-            final Task t = w.inFlight.get();
-            if (t != null) {
-                if (!t.future.expectsLongWait()) {
-                    return false;
-                }
-                any = true;
-            }
-        }
-        return any;
-    }
-
-    /** Has the result doorbell bound, once, off the result thread. */
-    private void requestDoorbell() {
-        if (doorbellRequested.compareAndSet(false, true)) {
-            try {
-                supervisor.execute(this::openDoorbell);
-            } catch (RejectedExecutionException closing) {
-                // the pool is stopping
-            }
-        }
-    }
-
-    /** Binds the result doorbell (supervisor thread: the socket classes load off the result thread). */
-    private void openDoorbell() {
-        try {
-            final ResultDoorbell bell = ResultDoorbell.open(doorbellPath);
-            doorbell = bell;
-            if (state.get() == CLOSED) {
-                bell.close(); // stop() gave up waiting for this thread and may not see it: close it here
-            }
-        } catch (IOException | RuntimeException e) {
-            // e.g. a temp folder path past the socket path limit: the result thread keeps polling
-            config.err.println("[" + name + "] no result doorbell at " + doorbellPath + " (" + e
-                + "): results of long tasks are polled for");
-        }
-    }
-
-    /**
-     * The result thread sleeps on the doorbell until a worker answers (see {@link RingFile}), at most
-     * {@code resultSleepNanos} and never past a task's deadline: it raises every worker's flag, looks at
-     * the rings one last time, and sleeps if they were empty.
-     *
-     * @return the results found by the last look (0 when it slept)
-     */
-    private int sleepUntilRung() {
-        final int work = tryPump(true);
-        if (work != 0) {
-            return Math.max(0, work); // results came, or another thread is polling right now
-        }
-        // raised before the deadlines are read: a task whose deadline starts after this read sees the flag and
-        // rings (both volatile, so at least one side sees the other)
-        resultThreadSleeping = true;
-        try {
-            long sleepNanos = config.resultSleepNanos;
-            final long now = System.nanoTime();
-            for (Worker w : workers) {
-                final Task t = w.inFlight.get();
-                if (t != null && t.deadline != 0) {
-                    sleepNanos = Math.max(0, Math.min(sleepNanos, t.deadline - now));
-                }
-            }
-            final ResultDoorbell bell = doorbell;
-            if (sleepNanos > 0 && inFlight.get() > 0 && spinningWaiters.get() == 0 && state.get() != CLOSED) {
-                try {
-                    bell.await(sleepNanos);
-                } catch (IOException | RuntimeException e) {
-                    config.err.println("[" + name + "] the result doorbell failed (" + e + "): results of long tasks"
-                        + " are polled for");
-                    doorbell = null; // not bound again: doorbellRequested stays set
-                    bell.close();
-                }
-            }
-        } finally {
-            resultThreadSleeping = false;
-        }
-        return 0;
-    }
-
-    /**
-     * A running task's deadline has just been published (through its worker's {@code inFlight}): a result thread
-     * that chose its sleep without it must wake and choose again. A wake-up before the sleep makes the sleep
-     * return at once, so none is lost.
-     */
-    private void deadlineStarted() {
-        if (resultThreadSleeping) {
-            final ResultDoorbell bell = doorbell;
-            if (bell != null) {
-                bell.wakeup();
+                results.callerStoppedPolling();
             }
         }
     }
@@ -1232,7 +1003,7 @@ public final class ProcessPool implements AutoCloseable {
             return;
         }
         if (next != null && next.timeout != null) {
-            deadlineStarted();
+            results.deadlineStarted();
         }
         t.nextInGroup = null;
         if (next == null && t.batch.grouping != null) {
@@ -1391,13 +1162,13 @@ public final class ProcessPool implements AutoCloseable {
             cancelPending();
         }
         dispatch();
-        launcher.workerExited(w.id, exitCode(w.process));
+        starter.exited(w);
         if (done != null) {
             finishAll(done);
         }
         if (lost != null) {
             w.stderr.awaitEnd(1000);
-            lost.error = new WorkerCrashedException(w.id, w.pid, exitCode(w.process), w.stderr.tail());
+            lost.error = new WorkerCrashedException(w.id, w.pid, w.exitCode(), w.stderr.tail());
             finish(lost);
         }
         final int s = state.get();
@@ -1429,8 +1200,8 @@ public final class ProcessPool implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             Worker w = null;
             try {
-                w = launch();
-                awaitHello(w);
+                w = starter.launch(resultSinks);
+                starter.awaitHello(w);
             } catch (RuntimeException e) {
                 if (state.get() == CLOSED) {
                     return; // stop() settles every queued task (CancellationException) and every worker
@@ -1451,7 +1222,7 @@ public final class ProcessPool implements AutoCloseable {
                 if (state.get() == CLOSED) {
                     w.closeStdin();
                     w.process.destroyForcibly();
-                    waitExit(w.process);
+                    w.awaitExit();
                     w.unmap();
                     return;
                 }
@@ -1463,11 +1234,7 @@ public final class ProcessPool implements AutoCloseable {
             } finally {
                 pumpLock.unlock();
             }
-            // a result thread asleep on the doorbell raised the flags of the workers it knew: it must raise this one's
-            final ResultDoorbell bell = doorbell;
-            if (bell != null) {
-                bell.wakeup();
-            }
+            results.workerJoined();
             watchExit(w);
             dispatch();
             return;
@@ -1490,19 +1257,6 @@ public final class ProcessPool implements AutoCloseable {
         for (Task t = pending.poll(); t != null; t = pending.poll()) {
             t.error = new IllegalStateException(noWorkers.getMessage(), noWorkers.getCause());
             finish(t);
-        }
-    }
-
-    private static int exitCode(Process p) {
-        waitExit(p);
-        return p.isAlive() ? -1 : p.exitValue();
-    }
-
-    private static void waitExit(Process p) {
-        try {
-            p.waitFor(STOP_GRACE_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
@@ -1575,21 +1329,7 @@ public final class ProcessPool implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            LockSupport.unpark(receiver);
-            final ResultDoorbell bell = doorbell;
-            if (bell != null) {
-                bell.wakeup();
-            }
-            if (receiver.isAlive()) {
-                try {
-                    receiver.join(STOP_GRACE_MILLIS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            if (bell != null) {
-                bell.close(); // the supervisor, which binds it, has ended: nobody sets it again
-            }
+            results.stop(STOP_GRACE_MILLIS);
             final Worker[] all = workers;
             for (Worker w : all) {
                 if (kill) {
@@ -1604,12 +1344,12 @@ public final class ProcessPool implements AutoCloseable {
             }
             for (Worker w : all) {
                 if (!kill) {
-                    waitExit(w.process);
+                    w.awaitExit();
                 }
                 w.closeStdin();
                 w.process.destroyForcibly();
-                waitExit(w.process);
-                launcher.workerExited(w.id, exitCode(w.process));
+                w.awaitExit();
+                starter.exited(w);
             }
             pumpLock.lock();
             try {
@@ -1672,23 +1412,53 @@ public final class ProcessPool implements AutoCloseable {
 
     // --------------------------------------------------------------------------------------- helpers
 
-    /** Per-thread argument encoder: one expandable buffer reused across submits. */
-    private static final class Encoder {
-        private ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
-        private final ValueWriter writer;
-
-        Encoder(Reducers reducers) {
-            this.writer = new ValueWriter(reducers);
+    /** The pool as its result thread sees it. */
+    private final class ResultSource implements ResultThread.Pool {
+        @Override
+        public int tryPump(boolean beforeSleep) {
+            return ProcessPool.this.tryPump(beforeSleep);
         }
 
-        byte[] encode(Object value, ArraySharing sharing) {
-            writer.wrap(buffer, 0, sharing);
-            writer.writeValue(value);
-            final byte[] bytes = new byte[writer.position()];
-            buffer.getBytes(0, bytes);
-            buffer = ScratchBuffers.trimmed(buffer, 256);
-            writer.wrap(buffer, 0, null); // nor may the writer keep a dropped buffer (or the call's sharing)
-            return bytes;
+        @Override
+        public int tasksInFlight() {
+            return inFlight.get();
+        }
+
+        @Override
+        public boolean callerPolling() {
+            return spinningWaiters.get() != 0;
+        }
+
+        @Override
+        public boolean closed() {
+            return state.get() == CLOSED;
+        }
+
+        @Override
+        public boolean onlyLongTasksRunning() {
+            boolean any = false;
+            for (Worker w : workers) {
+                final Task t = w.inFlight.get();
+                if (t != null) {
+                    if (!t.future.expectsLongWait()) {
+                        return false;
+                    }
+                    any = true;
+                }
+            }
+            return any;
+        }
+
+        @Override
+        public long untilNextDeadline(long nanos) {
+            final long now = System.nanoTime();
+            for (Worker w : workers) {
+                final Task t = w.inFlight.get();
+                if (t != null && t.deadline != 0) {
+                    nanos = Math.max(0, Math.min(nanos, t.deadline - now));
+                }
+            }
+            return nanos;
         }
     }
 

@@ -7,6 +7,7 @@ import org.agrona.collections.IntHashSet;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteOrder;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -24,6 +25,8 @@ final class Worker {
     static final int KILLED = 3;
     static final int STOPPING = 4;
     static final int DEAD = 5;
+    /** How long the pool waits for a worker's process to end after asking it to, or killing it. */
+    static final long EXIT_GRACE_MILLIS = 5_000;
 
     final int id;
     final Process process;
@@ -321,6 +324,26 @@ final class Worker {
             rings.close();
         } finally {
             sendLock.unlock();
+        }
+    }
+
+    /** @return the process's exit code once it has ended (waiting up to {@link #EXIT_GRACE_MILLIS}), -1 if it has not */
+    int exitCode() {
+        awaitExit();
+        return process.isAlive() ? -1 : process.exitValue();
+    }
+
+    /** Waits up to {@link #EXIT_GRACE_MILLIS} for the process to end. */
+    void awaitExit() {
+        awaitExit(process);
+    }
+
+    /** Waits up to {@link #EXIT_GRACE_MILLIS} for {@code p} to end. */
+    static void awaitExit(Process p) {
+        try {
+            p.waitFor(EXIT_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -1,0 +1,249 @@
+package dev.sharray.pool;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The pool's result thread, and how it waits. It polls the workers' result rings while tasks are in flight
+ * and no caller polls for its own result. Once the answers stop coming for a while, or every running task is
+ * one measured long, it sleeps on its {@link ResultDoorbell} until a worker answers (see {@link RingFile}),
+ * never past a running task's deadline. With no task in flight it parks until a task is queued.
+ *
+ * <p>The doorbell is bound only after ~0.2 s of polling in all: binding costs ~11-16 ms of CPU in a fresh JVM
+ * (the socket and selector classes), which that much polling costs too, so a pool that only starts and runs
+ * short tasks never pays it.
+ */
+final class ResultThread {
+    /** With results awaited and none for this long (the idler's spin and yield), the thread sleeps. */
+    private static final long SLEEP_AFTER_NANOS = 150_000;
+    private static final long DOORBELL_AFTER_POLLING_NANOS = 200_000_000;
+    /** With nothing in flight for this long, the thread parks until a task is queued. */
+    private static final long DEEP_PARK_AFTER_NANOS = 10_000_000;
+
+    /** What the result thread needs of its pool. */
+    interface Pool {
+        /**
+         * Polls every worker's result ring once if no other thread is, and completes what arrived.
+         *
+         * @param beforeSleep first raise every worker's parent-sleeping flag, so this look is the last before a sleep
+         * @return the results found; when another thread holds the pump, 0, or -1 with {@code beforeSleep}
+         */
+        int tryPump(boolean beforeSleep);
+
+        /** @return the number of tasks submitted and not yet completed */
+        int tasksInFlight();
+
+        /** @return whether a caller is polling for its own result (the result thread then need not) */
+        boolean callerPolling();
+
+        /** @return whether the pool has closed: the thread ends */
+        boolean closed();
+
+        /** @return whether tasks are running and every one belongs to a call measured to run long tasks */
+        boolean onlyLongTasksRunning();
+
+        /** @return {@code nanos}, or less when a running task's deadline comes sooner (never negative) */
+        long untilNextDeadline(long nanos);
+    }
+
+    private final Pool pool;
+    private final Thread thread;
+    /** Runs the doorbell's binding, off the result thread. */
+    private final Executor binder;
+    private final Path doorbellPath;
+    private final long maxSleepNanos;
+    private final PrintStream err;
+    private final String poolName;
+    private volatile boolean deepParked;
+    private volatile ResultDoorbell doorbell;
+    private final AtomicBoolean doorbellRequested = new AtomicBoolean();
+    /**
+     * Up while the thread chooses its sleep from the running tasks' deadlines and sleeps: a thread that starts a
+     * deadline meanwhile rings the doorbell ({@link #deadlineStarted}), or the sleep could outlast it.
+     */
+    private volatile boolean sleeping;
+
+    /**
+     * @param binder        runs the doorbell's binding; it is shut down before {@link #stop}
+     * @param doorbellPath  where the doorbell is bound
+     * @param maxSleepNanos the longest sleep on the doorbell, a guard against a lost ring
+     */
+    ResultThread(Pool pool, String poolName, Executor binder, Path doorbellPath, long maxSleepNanos, PrintStream err) {
+        this.pool = pool;
+        this.poolName = poolName;
+        this.binder = binder;
+        this.doorbellPath = doorbellPath;
+        this.maxSleepNanos = maxSleepNanos;
+        this.err = err;
+        this.thread = new Thread(this::run, poolName + "-results");
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** A task was queued on a pool that had none in flight: a parked thread starts polling again. */
+    void taskQueuedOnIdlePool() {
+        if (deepParked) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** The last caller polling for its own result stopped, with tasks in flight: the thread takes over. */
+    void callerStoppedPolling() {
+        LockSupport.unpark(thread);
+    }
+
+    /**
+     * A running task's deadline has just been published (through its worker's {@code inFlight}): a thread that
+     * chose its sleep without it must wake and choose again. A wake-up before the sleep makes the sleep return
+     * at once, so none is lost.
+     */
+    void deadlineStarted() {
+        if (sleeping) {
+            final ResultDoorbell bell = doorbell;
+            if (bell != null) {
+                bell.wakeup();
+            }
+        }
+    }
+
+    /** A worker joined the pool: a thread asleep raised the flags of the workers it knew, and must raise this one's. */
+    void workerJoined() {
+        final ResultDoorbell bell = doorbell;
+        if (bell != null) {
+            bell.wakeup();
+        }
+    }
+
+    /** Ends the thread (the pool has closed, its binder has ended) and closes the doorbell. */
+    void stop(long graceMillis) {
+        LockSupport.unpark(thread);
+        final ResultDoorbell bell = doorbell;
+        if (bell != null) {
+            bell.wakeup();
+        }
+        if (thread.isAlive()) {
+            try {
+                thread.join(graceMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (bell != null) {
+            bell.close(); // the binder has ended: nobody sets it again
+        }
+    }
+
+    /** @return whether the thread sleeps on its doorbell, or is about to (for tests) */
+    boolean sleeping() {
+        return sleeping;
+    }
+
+    /** @return whether the thread has a doorbell to sleep on (for tests) */
+    boolean doorbellBound() {
+        return doorbell != null;
+    }
+
+    private void run() {
+        final Idler idler = Idler.forResults();
+        long idleSince = System.nanoTime();
+        long polledNanos = 0;
+        while (!pool.closed()) {
+            if (pool.tasksInFlight() > 0 && !pool.callerPolling()) {
+                final int work = pool.tryPump(false);
+                // with only long tasks running, the next answer is milliseconds away: sleep at once
+                if (work == 0 && doorbell != null && (idler.idleNanos() > SLEEP_AFTER_NANOS || pool.onlyLongTasksRunning())) {
+                    if (sleepUntilRung() > 0) {
+                        idler.reset();
+                    }
+                } else {
+                    final long before = System.nanoTime();
+                    idler.idle(work);
+                    if (work == 0 && doorbell == null) {
+                        polledNanos += System.nanoTime() - before;
+                        if (polledNanos > DOORBELL_AFTER_POLLING_NANOS) {
+                            requestDoorbell();
+                        }
+                    }
+                }
+                idleSince = System.nanoTime();
+            } else if (pool.tasksInFlight() == 0 && System.nanoTime() - idleSince > DEEP_PARK_AFTER_NANOS) {
+                deepParked = true;
+                if (pool.tasksInFlight() == 0 && !pool.closed()) {
+                    LockSupport.park(this);
+                }
+                deepParked = false;
+                idleSince = System.nanoTime();
+            } else {
+                // a caller is polling, or we just went idle: check back soon without spinning
+                LockSupport.parkNanos(this, 200_000);
+            }
+        }
+    }
+
+    /** Has the doorbell bound, once, off this thread. */
+    private void requestDoorbell() {
+        if (doorbellRequested.compareAndSet(false, true)) {
+            try {
+                binder.execute(this::openDoorbell);
+            } catch (RejectedExecutionException closing) {
+                // the pool is stopping
+            }
+        }
+    }
+
+    /** Binds the doorbell (on the binder: the socket classes load off the result thread). */
+    private void openDoorbell() {
+        try {
+            final ResultDoorbell bell = ResultDoorbell.open(doorbellPath);
+            doorbell = bell;
+            if (pool.closed()) {
+                bell.close(); // stop() gave up waiting for the binder and may not see it: close it here
+            }
+        } catch (IOException | RuntimeException e) {
+            // e.g. a temp folder path past the socket path limit: the thread keeps polling
+            err.println("[" + poolName + "] no result doorbell at " + doorbellPath + " (" + e
+                + "): results of long tasks are polled for");
+        }
+    }
+
+    /**
+     * Sleeps on the doorbell until a worker answers, at most {@link #maxSleepNanos} and never past a task's
+     * deadline: raises every worker's flag, looks at the rings one last time, and sleeps if they were empty.
+     *
+     * @return the results found by the last look (0 when it slept)
+     */
+    private int sleepUntilRung() {
+        final int work = pool.tryPump(true);
+        if (work != 0) {
+            return Math.max(0, work); // results came, or another thread is polling right now
+        }
+        // raised before the deadlines are read: a task whose deadline starts after this read sees the flag and
+        // rings (both volatile, so at least one side sees the other)
+        sleeping = true;
+        try {
+            final long sleepNanos = pool.untilNextDeadline(maxSleepNanos);
+            final ResultDoorbell bell = doorbell;
+            if (sleepNanos > 0 && pool.tasksInFlight() > 0 && !pool.callerPolling() && !pool.closed()) {
+                try {
+                    bell.await(sleepNanos);
+                } catch (IOException | RuntimeException e) {
+                    err.println("[" + poolName + "] the result doorbell failed (" + e + "): results of long tasks"
+                        + " are polled for");
+                    doorbell = null; // not bound again: doorbellRequested stays set
+                    bell.close();
+                }
+            }
+        } finally {
+            sleeping = false;
+        }
+        return 0;
+    }
+}

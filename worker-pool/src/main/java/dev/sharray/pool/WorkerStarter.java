@@ -1,0 +1,137 @@
+package dev.sharray.pool;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Brings worker JVMs into a pool: creates each one's ring file, launches its JVM, waits for its HELLO, and
+ * removes every trace of a worker that never joins. Launching and waiting are separate steps, so a pool
+ * can start all its JVMs before it waits for the first.
+ */
+final class WorkerStarter {
+    private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    private final Path folder;
+    private final String poolName;
+    private final WorkerLauncher launcher;
+    private final int ringCapacity;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final AtomicInteger workerSeq = new AtomicInteger();
+    /** Whether the pool closed and stopped waiting for starting workers: one still starting must leave nothing behind. */
+    private final BooleanSupplier poolClosed;
+    /** Whether the pool is being killed ({@code shutdownNow}): waiting for a worker's HELLO stops. */
+    private final BooleanSupplier poolKilled;
+
+    WorkerStarter(Path folder, String poolName, WorkerLauncher launcher, int ringCapacity, PrintStream out,
+                  PrintStream err, BooleanSupplier poolClosed, BooleanSupplier poolKilled) {
+        this.folder = folder;
+        this.poolName = poolName;
+        this.launcher = launcher;
+        this.ringCapacity = ringCapacity;
+        this.out = out;
+        this.err = err;
+        this.poolClosed = poolClosed;
+        this.poolKilled = poolKilled;
+    }
+
+    /**
+     * Creates a worker's ring file and starts its JVM, without waiting for it.
+     *
+     * @param results where the worker's answers go once the pool polls its result ring
+     * @throws UncheckedIOException when the ring file or the process cannot be created (nothing is left behind)
+     */
+    Worker launch(ResultSinkFactory results) {
+        final int id = workerSeq.incrementAndGet();
+        final Path ringPath = folder.resolve(poolName + "-worker-" + id + ".ring");
+        RingFile rings = null;
+        Process p = null;
+        try {
+            Files.createDirectories(folder);
+            rings = RingFile.create(ringPath, ringCapacity);
+            p = launcher.launch(id, ringPath);
+            final String prefix = "[" + poolName + " worker-" + id + "] ";
+            final Worker w = new Worker(id, p,
+                rings,
+                new OutputForwarder(p.getInputStream(), prefix, out, poolName + "-worker-" + id + "-out"),
+                new OutputForwarder(p.getErrorStream(), prefix, err, poolName + "-worker-" + id + "-err"));
+            w.resultSink = results.sinkFor(w);
+            return w;
+        } catch (IOException | RuntimeException e) {
+            if (p != null) {
+                p.destroyForcibly();
+                Worker.awaitExit(p);
+            }
+            if (rings != null) {
+                rings.unlink();
+                rings.close();
+            }
+            launcher.deleteArgFile(id);
+            if (e instanceof IOException) {
+                throw new UncheckedIOException("cannot start worker " + id, (IOException) e);
+            }
+            throw (RuntimeException) e;
+        }
+    }
+
+    /**
+     * Waits for the worker's HELLO, then removes its ring and argument files (both sides have them open: they
+     * must not outlive a crash).
+     *
+     * @throws IllegalStateException when the worker dies, takes over a minute, or the pool closes first; the
+     *         worker is then killed and its files and mappings removed
+     */
+    void awaitHello(Worker w) {
+        final long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
+        final boolean[] hello = new boolean[1];
+        final Frames.Sink sink = (buffer, offset, length) -> {
+            if (length >= 9 && buffer.getByte(offset) == Protocol.HELLO) {
+                hello[0] = true;
+            }
+        };
+        final Idler idler = Idler.forPolling();
+        while (!hello[0]) {
+            if (poolClosed.getAsBoolean()) {
+                abandon(w); // the pool no longer waits for this thread: nothing of this worker may outlive it
+                throw new IllegalStateException("the pool closed while worker " + w.id + " was starting");
+            }
+            if (!w.process.isAlive() || System.nanoTime() - deadline > 0 || poolKilled.getAsBoolean()) {
+                abandon(w);
+                throw new IllegalStateException("worker " + w.id + " failed to start (exit code "
+                    + (w.process.isAlive() ? "none: timed out" : String.valueOf(w.process.exitValue()))
+                    + "); last stderr lines: " + w.stderr.tail());
+            }
+            idler.idle(w.reader.poll(sink, 1));
+        }
+        w.rings.unlink();
+        launcher.deleteArgFile(w.id);
+    }
+
+    /** Kills a worker that never joined the pool and removes its files and mappings. */
+    void abandon(Worker w) {
+        w.process.destroyForcibly();
+        w.awaitExit();
+        exited(w);
+        w.stderr.awaitEnd(1000);
+        w.rings.unlink();
+        launcher.deleteArgFile(w.id);
+        w.unmap();
+    }
+
+    /** A worker's process has ended (or is being killed): a class-data archive trainer gives up its role. */
+    void exited(Worker w) {
+        launcher.workerExited(w.id, w.exitCode());
+    }
+
+    /** Binds a new worker's answers to the pool. */
+    @FunctionalInterface
+    interface ResultSinkFactory {
+        Frames.Sink sinkFor(Worker w);
+    }
+}
