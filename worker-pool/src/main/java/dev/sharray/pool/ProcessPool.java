@@ -5,10 +5,8 @@ import dev.sharray.SharedArrays;
 import dev.sharray.reducers.CopyCache;
 import dev.sharray.reducers.OpenedArrays;
 import dev.sharray.reducers.SharingSession;
-import dev.sharray.reducers.MalformedDataException;
 import dev.sharray.reducers.Reducer;
 import dev.sharray.reducers.Reducers;
-import dev.sharray.reducers.ValueReader;
 import org.agrona.DirectBuffer;
 
 import java.io.IOException;
@@ -99,9 +97,8 @@ public final class ProcessPool implements AutoCloseable {
     private final AtomicInteger state = new AtomicInteger(RUNNING);
     /** Guards reading the result rings and the {@link #workers} array's membership. */
     private final ReentrantLock pumpLock = new ReentrantLock();
-    private final ValueReader resultReader;
-    /** Arrays opened while decoding the current result (pump lock held). */
-    private final OpenedArrays resultArrays = new OpenedArrays();
+    /** Decodes answers (pump lock held). */
+    private final ResultDecoder resultDecoder;
     private final ExecutorService supervisor;
     private final ResultThread results;
     /** Set once every worker has died and no replacement could be started: tasks then fail at once. */
@@ -138,7 +135,7 @@ public final class ProcessPool implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the pool's temp folder", e);
         }
-        this.resultReader = new ValueReader(config.reducers);
+        this.resultDecoder = new ResultDecoder(config.reducers);
         this.encoders = ThreadLocal.withInitial(() -> new ArgumentEncoder(config.reducers));
         this.supervisor = Executors.newSingleThreadExecutor(r -> {
             final Thread t = new Thread(r, name + "-supervisor");
@@ -1010,34 +1007,12 @@ public final class ProcessPool implements AutoCloseable {
             // a whole message answered: its time per task, the parent's own delays spread over the group
             t.batch.grouping.answered((System.nanoTime() - t.sentAt) / t.groupIndex);
         }
-        try {
-            resultReader.wrap(buffer, offset + Protocol.RESULT_HEADER, length - Protocol.RESULT_HEADER, resultArrays);
-            if (buffer.getByte(offset + 9) == Protocol.OK) {
-                t.result = resultReader.readValue();
-            } else {
-                t.error = RemoteErrors.read(resultReader);
-            }
-            if (resultReader.remaining() != 0) {
-                throw new MalformedDataException(resultReader.remaining() + " bytes trail the result");
-            }
-            // arrays in a result belong to the caller from now on (finish() releases them if it never gets them)
-            t.resultArrays = resultArrays.keep();
-        } catch (RuntimeException e) {
-            t.error = e instanceof MalformedDataException ? e : new MalformedDataException("cannot read result: " + e, e);
-            try {
-                resultArrays.close();
-            } catch (RuntimeException releaseFailure) {
-                t.error.addSuppressed(releaseFailure); // the task must still complete
-            }
-        }
-        t.resultHoldsArrays = buffer.getByte(offset + 10) != 0;
-        resultReader.wrap(ScratchBuffers.EMPTY, 0, 0, null); // the message's buffer may be a large reassembly
+        resultDecoder.decode(t, buffer, offset, length);
         if (next == null) {
             w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
         }
         pushDone(t);
     }
-
 
     private void pushDone(Task t) {
         t.nextDone = doneHead;

@@ -1,0 +1,52 @@
+package dev.sharray.pool;
+
+import dev.sharray.reducers.MalformedDataException;
+import dev.sharray.reducers.OpenedArrays;
+import dev.sharray.reducers.Reducers;
+import dev.sharray.reducers.ValueReader;
+import org.agrona.DirectBuffer;
+
+/**
+ * Turns a worker's RESULT message into its task's outcome: the value or the remote error, the shared arrays
+ * the value holds, and whether the worker holds arrays of it until told to release them. One per pool, used
+ * under its pump lock; nothing is allocated beyond the decoded value.
+ */
+final class ResultDecoder {
+    private final ValueReader reader;
+    /** Arrays opened while decoding the current result. */
+    private final OpenedArrays opened = new OpenedArrays();
+
+    ResultDecoder(Reducers reducers) {
+        this.reader = new ValueReader(reducers);
+    }
+
+    /**
+     * Sets {@code t}'s result or error, its result arrays (the caller's from now on) and
+     * {@link Task#resultHoldsArrays}. A malformed message becomes a {@link MalformedDataException} on the task, its
+     * arrays released: a task always completes.
+     */
+    void decode(Task t, DirectBuffer buffer, int offset, int length) {
+        try {
+            reader.wrap(buffer, offset + Protocol.RESULT_HEADER, length - Protocol.RESULT_HEADER, opened);
+            if (buffer.getByte(offset + 9) == Protocol.OK) {
+                t.result = reader.readValue();
+            } else {
+                t.error = RemoteErrors.read(reader);
+            }
+            if (reader.remaining() != 0) {
+                throw new MalformedDataException(reader.remaining() + " bytes trail the result");
+            }
+            // arrays in a result belong to the caller from now on (the pool releases them if it never gets them)
+            t.resultArrays = opened.keep();
+        } catch (RuntimeException e) {
+            t.error = e instanceof MalformedDataException ? e : new MalformedDataException("cannot read result: " + e, e);
+            try {
+                opened.close();
+            } catch (RuntimeException releaseFailure) {
+                t.error.addSuppressed(releaseFailure); // the task must still complete
+            }
+        }
+        t.resultHoldsArrays = buffer.getByte(offset + 10) != 0;
+        reader.wrap(ScratchBuffers.EMPTY, 0, 0, null); // the message's buffer may be a large reassembly
+    }
+}
