@@ -22,7 +22,6 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -31,6 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.IntPredicate;
 
 /**
@@ -85,9 +85,10 @@ public final class ProcessPool implements AutoCloseable {
     private final WorkerStarter.ResultSinkFactory resultSinks = w -> (buffer, offset, length) -> onResult(w, buffer, offset, length);
     private final AtomicLong taskSeq = new AtomicLong();
     private final AtomicInteger mapSeq = new AtomicInteger();
-    private final ConcurrentLinkedDeque<Task> pending = new ConcurrentLinkedDeque<>();
-    /** Which worker ran each argument position of recent map calls (see {@link TaskPlacement}). */
-    private final TaskPlacement placement = new TaskPlacement();
+    /** Tasks not yet sent, and which of them a worker gets. */
+    private final TaskQueue queue = new TaskQueue();
+    /** Completes a task cancelled by its caller while queued (one instance: dispatching allocates nothing). */
+    private final Consumer<Task> finishCancelled = this::finishUnsent;
     private final IntPredicate currentWorker = this::isCurrentWorker;
     /** Tasks submitted and not yet completed (queued, running, or being finished). */
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -532,7 +533,7 @@ public final class ProcessPool implements AutoCloseable {
             t.batch.taskDone();
             throw new IllegalStateException("ProcessPool is closed: no new tasks are accepted");
         }
-        pending.offer(t);
+        queue.offer(t);
         if (noWorkers != null) {
             // every worker died and none could be started: fail now instead of waiting forever (whichever
             // of this check and replace()'s failPending sees the task first fails it)
@@ -559,7 +560,7 @@ public final class ProcessPool implements AutoCloseable {
 
     /** Fails every queued task: the pool is closed and no worker will take them. */
     private void cancelPending() {
-        for (Task t = pending.poll(); t != null; t = pending.poll()) {
+        for (Task t = queue.poll(); t != null; t = queue.poll()) {
             t.error = shutDown();
             finish(t);
         }
@@ -567,7 +568,7 @@ public final class ProcessPool implements AutoCloseable {
 
     /** Hands queued tasks to idle workers, from whichever thread has just made progress possible. */
     private void dispatch() {
-        while (!pending.isEmpty()) {
+        while (!queue.isEmpty()) {
             final Worker w = claimIdleWorker();
             if (w == null) {
                 if (queueBehindRunningTasks()) {
@@ -575,17 +576,17 @@ public final class ProcessPool implements AutoCloseable {
                 }
                 return;
             }
-            Task t = placement.take(pending, w.id, currentWorker);
+            Task t = queue.take(w.id, currentWorker);
             while (t != null && t.future.isDone()) {
                 // cancelled by the caller while queued: never runs
                 finishUnsent(t);
-                t = placement.take(pending, w.id, currentWorker);
+                t = queue.take(w.id, currentWorker);
             }
             if (t == null) {
                 w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
                 continue;
             }
-            groupBehind(t);
+            queue.groupBehind(t, workers.length, finishCancelled);
             // the clock only for a deadline or for the call's time per task (TaskGrouping)
             final long now = t.timeout != null || t.batch.grouping != null ? System.nanoTime() : 0;
             int index = 0;
@@ -595,7 +596,7 @@ public final class ProcessPool implements AutoCloseable {
                 g.groupIndex = ++index;
             }
             t.deadline = t.timeout == null ? 0 : now + Math.max(1, t.timeout.toNanos());
-            placement.placed(t, w.id);
+            queue.placed(t, w.id);
             runHook(beforeTaskPublished);
             w.inFlight.set(t);
             if (t.deadline != 0) {
@@ -621,7 +622,7 @@ public final class ProcessPool implements AutoCloseable {
             }
             if (!sent && w.inFlight.compareAndSet(t, null)) {
                 // the worker died before taking them: the tasks never ran, so they may run elsewhere
-                requeueUnstarted(t);
+                queue.requeueUnstarted(t);
                 if (state.get() == CLOSED) {
                     cancelPending();
                 }
@@ -646,7 +647,7 @@ public final class ProcessPool implements AutoCloseable {
      *         or a worker went idle while a task was off the queue here
      */
     private boolean queueBehindRunningTasks() {
-        final Task head = pending.peek();
+        final Task head = queue.peek();
         if (head == null || head.batch.grouping == null || !head.batch.grouping.tasksOutlastTarget()) {
             return false; // the common case of short tasks: no lock, no queue traffic on their hot path
         }
@@ -665,12 +666,12 @@ public final class ProcessPool implements AutoCloseable {
                 if (running == null || !running.sent || running.nextInGroup != null || w.state.get() != Worker.BUSY) {
                     continue;
                 }
-                final Task next = placement.take(pending, w.id, currentWorker);
+                final Task next = queue.take(w.id, currentWorker);
                 if (next == null) {
                     break;
                 }
-                if (next.batch != running.batch || !worthQueueingBehind(next)) {
-                    pending.offerFirst(next);
+                if (next.batch != running.batch || !queue.worthQueueingBehind(next, workers.length)) {
+                    queue.offerFirst(next);
                     offeredBack = true;
                     continue;
                 }
@@ -689,12 +690,12 @@ public final class ProcessPool implements AutoCloseable {
                     continue;
                 }
                 if (sent) {
-                    placement.placed(next, w.id);
+                    queue.placed(next, w.id);
                     tasksQueuedBehind.incrementAndGet();
                 } else {
                     running.nextInGroup = null; // the worker is dying: its exit requeues nothing of this one
                     next.worker = null;
-                    pending.offerFirst(next);
+                    queue.offerFirst(next);
                     offeredBack = true;
                 }
             }
@@ -725,84 +726,6 @@ public final class ProcessPool implements AutoCloseable {
         return false;
     }
 
-    /**
-     * @return whether {@code t} (just taken off the queue) is a long task of a map call, in a small message, with,
-     *         counting it, at least as many of its tasks queued as there are workers
-     */
-    private boolean worthQueueingBehind(Task t) {
-        // small messages only: this one is sent under the pump lock and must never wait for room in the ring
-        if (t.future.isDone() || t.batch.grouping == null || !t.batch.grouping.tasksOutlastTarget()
-            || t.arg.length > TaskGrouping.MAX_ARG_BYTES || t.fn.bytes.length > TaskGrouping.MAX_GROUP_BYTES) {
-            return false;
-        }
-        int queued = 1;
-        for (Task q : pending) {
-            if (queued >= workers.length) {
-                break;
-            }
-            if (q.batch != t.batch) {
-                return false;
-            }
-            queued++;
-        }
-        return queued >= workers.length;
-    }
-
-    /**
-     * Chains queued tasks of {@code head}'s map call behind it, as many as its {@link TaskGrouping} says, so
-     * they go to the worker in one message. Stops at a task of another call, which goes back to the queue.
-     */
-    private void groupBehind(Task head) {
-        final Task.Batch call = head.batch;
-        if (call.grouping == null || head.arg.length > TaskGrouping.MAX_ARG_BYTES) {
-            return;
-        }
-        final int size = call.grouping.size(call.remaining(), workers.length);
-        Task tail = head;
-        long bytes = head.arg.length;
-        for (int n = 1; n < size; ) {
-            final Task t = pending.poll();
-            if (t == null) {
-                break;
-            }
-            if (t.future.isDone()) {
-                finishUnsent(t); // cancelled by the caller while queued
-                continue;
-            }
-            if (t.batch != call || t.arg.length > TaskGrouping.MAX_ARG_BYTES
-                || bytes + t.arg.length > TaskGrouping.MAX_GROUP_BYTES) {
-                pending.offerFirst(t);
-                break;
-            }
-            tail.nextInGroup = t;
-            tail = t;
-            bytes += t.arg.length;
-            n++;
-        }
-    }
-
-    /**
-     * Puts tasks that were sent but never started (a group's tasks behind the one running when its worker
-     * died, timed out or never took the message) back at the head of the queue, in their order.
-     */
-    private void requeueUnstarted(Task first) {
-        final List<Task> tasks = new ArrayList<>();
-        for (Task t = first; t != null; ) {
-            final Task next = t.nextInGroup;
-            t.nextInGroup = null;
-            t.worker = null;
-            t.deadline = 0;
-            t.sent = false;
-            t.messageStart = Task.NOT_WRITTEN;
-            tasks.add(t);
-            t = next;
-        }
-        for (int i = tasks.size() - 1; i >= 0; i--) {
-            pending.offerFirst(tasks.get(i));
-        }
-        // the caller, out of the pump lock, cancels them if shutdownNow() drained the queue before these offers
-    }
-
     /** @return how many tasks were sent to a worker behind the one it was running, since the pool started (for tests) */
     long tasksQueuedBehind() {
         return tasksQueuedBehind.get();
@@ -810,7 +733,7 @@ public final class ProcessPool implements AutoCloseable {
 
     /** @return the id of the worker that last ran argument position {@code position} of a placed map call, 0 if none (for tests) */
     int workerForPosition(int position) {
-        return placement.workerFor(position);
+        return queue.workerFor(position);
     }
 
     /** @return how many messages carried more than one task, since the pool started (for tests) */
@@ -898,7 +821,7 @@ public final class ProcessPool implements AutoCloseable {
     private void afterPump(Task done) {
         if (done != null) {
             finishAll(done); // dispatches, which serves a missed queue-behind too
-            if (state.get() == CLOSED && !pending.isEmpty()) {
+            if (state.get() == CLOSED && !queue.isEmpty()) {
                 cancelPending(); // a timed-out task's group was requeued after shutdownNow() drained the queue
             }
         } else if (takeQueueBehindMissed()) {
@@ -1121,9 +1044,9 @@ public final class ProcessPool implements AutoCloseable {
                 // the tasks grouped behind the one it was running never started: they run elsewhere
                 final Task unstarted = lost.nextInGroup;
                 lost.nextInGroup = null;
-                requeueUnstarted(unstarted);
+                queue.requeueUnstarted(unstarted);
                 if (neverStarted(w, lost)) {
-                    requeueUnstarted(lost); // ahead of the group's others, as before
+                    queue.requeueUnstarted(lost); // ahead of the group's others, as before
                     lost = null;
                 }
             }
@@ -1229,7 +1152,7 @@ public final class ProcessPool implements AutoCloseable {
 
     /** Fails every queued task, each with an exception of its own (callers add suppressed ones to it). */
     private void failPendingNoWorkers() {
-        for (Task t = pending.poll(); t != null; t = pending.poll()) {
+        for (Task t = queue.poll(); t != null; t = queue.poll()) {
             t.error = new IllegalStateException(noWorkers.getMessage(), noWorkers.getCause());
             finish(t);
         }
@@ -1352,7 +1275,7 @@ public final class ProcessPool implements AutoCloseable {
                 finish(t);
                 t = next;
             }
-            for (Task t = pending.poll(); t != null; t = pending.poll()) {
+            for (Task t = queue.poll(); t != null; t = queue.poll()) {
                 t.error = shutDown();
                 finish(t);
             }

@@ -1,0 +1,141 @@
+package dev.sharray.pool;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.function.Consumer;
+import java.util.function.IntPredicate;
+
+/**
+ * The pool's tasks not yet sent, and which of them a worker gets: by argument position ({@link TaskPlacement}),
+ * several short tasks of one map call in one message ({@link #groupBehind}), a long task sent behind the one a
+ * worker is running ({@link #worthQueueingBehind}). Safe for concurrent use, as its deque is; a chain built
+ * here is its caller's until it is sent.
+ */
+final class TaskQueue {
+    private final ConcurrentLinkedDeque<Task> tasks = new ConcurrentLinkedDeque<>();
+    /** Which worker ran each argument position of recent map calls. */
+    private final TaskPlacement placement = new TaskPlacement();
+
+    void offer(Task t) {
+        tasks.offer(t);
+    }
+
+    /** Puts back a task just taken, ahead of the others. */
+    void offerFirst(Task t) {
+        tasks.offerFirst(t);
+    }
+
+    Task poll() {
+        return tasks.poll();
+    }
+
+    Task peek() {
+        return tasks.peek();
+    }
+
+    boolean isEmpty() {
+        return tasks.isEmpty();
+    }
+
+    /**
+     * Takes the task to send to worker {@code worker} (see {@link TaskPlacement#take}).
+     *
+     * @param live whether a worker id belongs to a current worker
+     * @return the task, or {@code null} when the queue is empty
+     */
+    Task take(int worker, IntPredicate live) {
+        return placement.take(tasks, worker, live);
+    }
+
+    /** Records that {@code worker} runs {@code t}, for the placement of the next call. */
+    void placed(Task t, int worker) {
+        placement.placed(t, worker);
+    }
+
+    /** @return the worker that last ran argument position {@code position} of a placed call, 0 if none */
+    int workerFor(int position) {
+        return placement.workerFor(position);
+    }
+
+    /**
+     * @param workers the number of workers
+     * @return whether {@code t} (just taken off the queue) is a long task of a map call, in a small message, with,
+     *         counting it, at least as many of its tasks queued as there are workers
+     */
+    boolean worthQueueingBehind(Task t, int workers) {
+        // small messages only: this one is sent under the pump lock and must never wait for room in the ring
+        if (t.future.isDone() || t.batch.grouping == null || !t.batch.grouping.tasksOutlastTarget()
+            || t.arg.length > TaskGrouping.MAX_ARG_BYTES || t.fn.bytes.length > TaskGrouping.MAX_GROUP_BYTES) {
+            return false;
+        }
+        int queued = 1;
+        for (Task q : tasks) {
+            if (queued >= workers) {
+                break;
+            }
+            if (q.batch != t.batch) {
+                return false;
+            }
+            queued++;
+        }
+        return queued >= workers;
+    }
+
+    /**
+     * Chains queued tasks of {@code head}'s map call behind it, as many as its {@link TaskGrouping} says, so
+     * they go to the worker in one message. Stops at a task of another call, which goes back to the queue.
+     *
+     * @param workers   the number of workers
+     * @param cancelled gets each task found cancelled by its caller while queued: it never runs
+     */
+    void groupBehind(Task head, int workers, Consumer<Task> cancelled) {
+        final Task.Batch call = head.batch;
+        if (call.grouping == null || head.arg.length > TaskGrouping.MAX_ARG_BYTES) {
+            return;
+        }
+        final int size = call.grouping.size(call.remaining(), workers);
+        Task tail = head;
+        long bytes = head.arg.length;
+        for (int n = 1; n < size; ) {
+            final Task t = tasks.poll();
+            if (t == null) {
+                break;
+            }
+            if (t.future.isDone()) {
+                cancelled.accept(t);
+                continue;
+            }
+            if (t.batch != call || t.arg.length > TaskGrouping.MAX_ARG_BYTES
+                || bytes + t.arg.length > TaskGrouping.MAX_GROUP_BYTES) {
+                tasks.offerFirst(t);
+                break;
+            }
+            tail.nextInGroup = t;
+            tail = t;
+            bytes += t.arg.length;
+            n++;
+        }
+    }
+
+    /**
+     * Puts tasks that were sent but never started (a group's tasks behind the one running when its worker
+     * died, timed out or never took the message) back at the head of the queue, in their order, as unsent.
+     */
+    void requeueUnstarted(Task first) {
+        final List<Task> unstarted = new ArrayList<>();
+        for (Task t = first; t != null; ) {
+            final Task next = t.nextInGroup;
+            t.nextInGroup = null;
+            t.worker = null;
+            t.deadline = 0;
+            t.sent = false;
+            t.messageStart = Task.NOT_WRITTEN;
+            unstarted.add(t);
+            t = next;
+        }
+        for (int i = unstarted.size() - 1; i >= 0; i--) {
+            tasks.offerFirst(unstarted.get(i));
+        }
+    }
+}
