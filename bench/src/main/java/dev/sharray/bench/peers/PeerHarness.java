@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  *
  * <p>Options: {@code --runs N} (5), {@code --warmup N} (2), {@code --only REGEX} (row ids), {@code --root DIR}
  * (repository root, default the working directory), {@code --python PATH} ({@code /usr/bin/python3}),
- * {@code --no-docs} (print only).
+ * {@code --no-docs} (print only), {@code --repeat N} (1: runs the selected rows N times over and prints each
+ * row's speedup in every repetition, {@link Repetitions}; writes no docs).
  */
 public final class PeerHarness {
     private PeerHarness() {
@@ -75,6 +76,7 @@ public final class PeerHarness {
         Path root = Path.of("").toAbsolutePath();
         String python = "/usr/bin/python3";
         boolean docs = true;
+        int repeat = 1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
@@ -83,26 +85,38 @@ public final class PeerHarness {
                 case "--root" -> root = Path.of(args[++i]).toAbsolutePath();
                 case "--python" -> python = args[++i];
                 case "--no-docs" -> docs = false;
+                case "--repeat" -> repeat = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                    + " (use --runs N --warmup N --only REGEX --root DIR --python PATH --no-docs)");
+                    + " (use --runs N --warmup N --only REGEX --root DIR --python PATH --no-docs --repeat N)");
             }
         }
         System.setProperty("java.awt.headless", "true");
         String date = ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+        if (repeat < 1) {
+            throw new IllegalArgumentException("--repeat must be at least 1, was " + repeat);
+        }
         List<Result> results = new ArrayList<>();
+        final Repetitions repetitions = new Repetitions();
         PythonPeer py = null;
         String pythonInfo = null;
         long start = System.nanoTime();
         try {
-            for (Row row : Rows.all()) {
-                if (!only.matcher(row.id()).find()) {
-                    continue;
+            for (int rep = 1; rep <= repeat; rep++) {
+                if (repeat > 1) {
+                    log("repetition %d of %d", rep, repeat);
                 }
-                if (py == null && row.peerImpl().startsWith("py:")) {
-                    py = new PythonPeer(python, root.resolve("bench/peers/joblib_peer.py"));
-                    pythonInfo = py.call("info");
+                results = new ArrayList<>();
+                for (Row row : Rows.all()) {
+                    if (!only.matcher(row.id()).find()) {
+                        continue;
+                    }
+                    if (py == null && row.peerImpl().startsWith("py:")) {
+                        py = new PythonPeer(python, root.resolve("bench/peers/joblib_peer.py"));
+                        pythonInfo = py.call("info");
+                    }
+                    results.add(measure(row, py, warmup, runs));
                 }
-                results.add(measure(row, py, warmup, runs));
+                repetitions.add(results);
             }
         } finally {
             if (py != null) {
@@ -113,6 +127,14 @@ public final class PeerHarness {
         Report report = new Report(results, MachineInfo.describe(pythonInfo), date, runs, warmup, minutes);
         System.out.println(report.markdownTable());
         report.writeRawCsv(root.resolve("bench/target/peers-raw.csv"));
+        if (repeat > 1) {
+            System.out.println(repetitions.markdownTable());
+            repetitions.writeCsv(root.resolve("bench/target/peers-repeats.csv"));
+            System.err.printf(Locale.ROOT, "run-peers: %d repetitions in %.1f min; the table above and "
+                + "bench/target/peers-raw.csv are the last one's, bench/target/peers-repeats.csv has them all; no docs written%n",
+                repeat, minutes);
+            return;
+        }
         if (docs) {
             Path docsDir = root.resolve("docs");
             Files.createDirectories(docsDir);

@@ -68,7 +68,8 @@ final class Report {
         return String.format(Locale.ROOT, "**%s×** (%s–%s)", fmt(Stats.median(r)), fmt(Stats.min(r)), fmt(Stats.max(r)));
     }
 
-    private static String fmt(double x) {
+    /** @return {@code x} with two significant decimals below 10, one below 100, none above */
+    static String fmt(double x) {
         return x >= 100 ? String.format(Locale.ROOT, "%.0f", x) : x >= 10 ? String.format(Locale.ROOT, "%.1f", x)
             : String.format(Locale.ROOT, "%.2f", x);
     }
