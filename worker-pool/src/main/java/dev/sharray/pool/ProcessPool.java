@@ -456,6 +456,11 @@ public final class ProcessPool implements AutoCloseable {
         return results.sleeping();
     }
 
+    /** Test hook: how many times the result thread has slept on its doorbell. */
+    long resultThreadSleeps() {
+        return results.sleeps();
+    }
+
     /** Test hook: whether the result thread has a doorbell to sleep on (see {@link ResultDoorbell}). */
     boolean resultDoorbellBound() {
         return results.doorbellBound();
@@ -1358,6 +1363,11 @@ public final class ProcessPool implements AutoCloseable {
             }
             return nanos;
         }
+
+        @Override
+        public int workerCount() {
+            return workers.length;
+        }
     }
 
     /** Settings fixed at build time. */
@@ -1519,8 +1529,9 @@ public final class ProcessPool implements AutoCloseable {
         }
 
         /**
-         * Test hook: the longest sleep of the result thread on its doorbell; a result that does not ring is
-         * seen after this long (default 5 ms).
+         * Test hook: the longest sleep of the result thread on its doorbell while a worker is not connected to it;
+         * a result that does not ring is seen after this long (default 5 ms). Once every worker is connected (each
+         * answer then rings), the longest sleep is this or 100 ms, whichever is longer.
          */
         Builder resultSleep(Duration sleep) {
             this.resultSleepNanos = sleep.toNanos();

@@ -29,6 +29,8 @@ final class ResultDoorbell implements AutoCloseable {
     /** Handles one ready channel; a field so a wait allocates nothing. */
     private final Consumer<SelectionKey> onReady = this::onReady;
     private boolean closed;
+    /** Workers connected now: each connects on its first ring, and one whose ringing fails hangs up. */
+    private int connected;
 
     private ResultDoorbell(Path path, ServerSocketChannel server, Selector selector) {
         this.path = path;
@@ -96,15 +98,13 @@ final class ResultDoorbell implements AutoCloseable {
                     n = worker.read(drain);
                 } while (n > 0);
                 if (n < 0) {
-                    // the worker closed its end (it exited): its exit is handled elsewhere
-                    key.cancel();
-                    worker.close();
+                    // the worker closed its end (it exited, or gave up ringing): its exit is handled elsewhere
+                    hangUp(key);
                 }
             }
         } catch (IOException e) {
             // one broken connection: drop it; its worker's results are still read by the timed wake-ups
-            key.cancel();
-            closeQuietly(key);
+            hangUp(key);
         }
     }
 
@@ -119,6 +119,7 @@ final class ResultDoorbell implements AutoCloseable {
             if (worker != null) {
                 worker.configureBlocking(false);
                 worker.register(selector, SelectionKey.OP_READ);
+                connected++;
             }
         } catch (IOException | RuntimeException e) {
             if (worker != null) {
@@ -129,6 +130,20 @@ final class ResultDoorbell implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * @return how many workers are connected now (result thread only). A connected worker rings whenever it
+     *         answers a sleeping parent; one that never connected may be unable to.
+     */
+    int connectedWorkers() {
+        return connected;
+    }
+
+    private void hangUp(SelectionKey key) {
+        key.cancel();
+        closeQuietly(key);
+        connected--;
     }
 
     /** Closes the socket and every worker's connection and removes the socket file. Idempotent. */

@@ -22,6 +22,11 @@ final class ResultThread {
     /** With results awaited and none for this long (the idler's spin and yield), the thread sleeps. */
     private static final long SLEEP_AFTER_NANOS = 150_000;
     private static final long DOORBELL_AFTER_POLLING_NANOS = 200_000_000;
+    /**
+     * The longest sleep once every worker is connected to the doorbell, so that each answer rings it: a guard
+     * only, where {@link #maxSleepNanos} is what still finds the answers of a worker that could not connect.
+     */
+    private static final long CONNECTED_SLEEP_NANOS = 100_000_000;
     /** With nothing in flight for this long, the thread parks until a task is queued. */
     private static final long DEEP_PARK_AFTER_NANOS = 10_000_000;
 
@@ -49,6 +54,9 @@ final class ResultThread {
 
         /** @return {@code nanos}, or less when a running task's deadline comes sooner (never negative) */
         long untilNextDeadline(long nanos);
+
+        /** @return the number of live workers */
+        int workerCount();
     }
 
     private final Pool pool;
@@ -67,6 +75,8 @@ final class ResultThread {
      * deadline meanwhile rings the doorbell ({@link #deadlineStarted}), or the sleep could outlast it.
      */
     private volatile boolean sleeping;
+    /** Sleeps on the doorbell so far (for tests). */
+    private volatile long sleeps;
 
     /**
      * @param binder        runs the doorbell's binding; it is shut down before {@link #stop}
@@ -146,6 +156,11 @@ final class ResultThread {
         return sleeping;
     }
 
+    /** @return how many times the thread has slept on its doorbell (for tests) */
+    long sleeps() {
+        return sleeps;
+    }
+
     /** @return whether the thread has a doorbell to sleep on (for tests) */
     boolean doorbellBound() {
         return doorbell != null;
@@ -215,8 +230,10 @@ final class ResultThread {
     }
 
     /**
-     * Sleeps on the doorbell until a worker answers, at most {@link #maxSleepNanos} and never past a task's
-     * deadline: raises every worker's flag, looks at the rings one last time, and sleeps if they were empty.
+     * Sleeps on the doorbell until a worker answers, never past a task's deadline, and at most
+     * {@link #maxSleepNanos}, or {@link #CONNECTED_SLEEP_NANOS} once every worker is connected to the doorbell
+     * (a worker that could not connect is then still read every few milliseconds): raises every worker's flag,
+     * looks at the rings one last time, and sleeps if they were empty.
      *
      * @return the results found by the last look (0 when it slept)
      */
@@ -229,10 +246,13 @@ final class ResultThread {
         // rings (both volatile, so at least one side sees the other)
         sleeping = true;
         try {
-            final long sleepNanos = pool.untilNextDeadline(maxSleepNanos);
             final ResultDoorbell bell = doorbell;
+            final long guard = bell.connectedWorkers() >= pool.workerCount()
+                ? Math.max(maxSleepNanos, CONNECTED_SLEEP_NANOS) : maxSleepNanos;
+            final long sleepNanos = pool.untilNextDeadline(guard);
             if (sleepNanos > 0 && pool.tasksInFlight() > 0 && !pool.callerPolling() && !pool.closed()) {
                 try {
+                    sleeps++; // the result thread's own field: no other writer
                     bell.await(sleepNanos);
                 } catch (IOException | RuntimeException e) {
                     err.println("[" + poolName + "] the result doorbell failed (" + e + "): results of long tasks"

@@ -118,7 +118,7 @@ class ResultDoorbellTest {
             Thread.sleep(1000);
             final long woke = ContextSwitches.voluntary(ProcessHandle.current().pid()) - before;
             // polling with parks of up to 0.1 ms woke the result thread ~10,000 times a second; asleep on the
-            // doorbell it wakes ~200 times a second (its longest sleep, 5 ms), the JVM's other threads a few more
+            // doorbell it wakes at most ~200 times a second (its shortest guard, 5 ms), the JVM's other threads a few more
             assertTrue(woke < 2000, "the parent's threads woke " + woke + " times in 1 s while a task ran");
             assertEquals(3000, task.get(30, TimeUnit.SECONDS));
         }
@@ -199,5 +199,66 @@ class ResultDoorbellTest {
             }
             assertFalse(pool.resultDoorbellBound());
         }
+    }
+
+    @Test
+    @Timeout(60)
+    void onceEveryWorkerIsConnectedTheParentSleepsInLongStretches() throws Exception {
+        try (ProcessPool pool = ProcessPool.create(1)) {
+            awaitDoorbell(pool);
+            for (int i = 0; i < 5; i++) {
+                // answered while the parent sleeps: the worker rings, and so connects
+                assertEquals(20, sleepTask(pool, 20, null).get(30, TimeUnit.SECONDS));
+            }
+            final CompletableFuture<Integer> task = sleepTask(pool, 1500, null);
+            Thread.sleep(200);
+            final long before = pool.resultThreadSleeps();
+            Thread.sleep(1000);
+            final long slept = pool.resultThreadSleeps() - before;
+            // with the short guard (5 ms) it sleeps ~200 times a second; connected, ~10 (100 ms)
+            assertTrue(slept <= 30, "the result thread slept " + slept + " times in 1 s while a task ran");
+            assertEquals(1500, task.get(30, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aWorkerThatCannotReachTheDoorbellIsStillReadEveryFewMilliseconds(@TempDir Path dir) throws Exception {
+        try (ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(dir).build()) {
+            final CompletableFuture<Integer> first = sleepTask(pool, 1500, null);
+            // held, the pump lock keeps the result thread from raising the worker's flag: the worker cannot ring
+            // (and connect) before the socket file is gone
+            pool.holdPumpLockWhile(() -> {
+                try {
+                    final Path bell = awaitFile(dir, ".bell");
+                    Files.delete(bell);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            // its answer finds the flag up; connecting fails, and the worker gives up ringing
+            assertEquals(1500, first.get(30, TimeUnit.SECONDS));
+            final CompletableFuture<Integer> second = sleepTask(pool, 1500, null);
+            Thread.sleep(200);
+            final long before = pool.resultThreadSleeps();
+            Thread.sleep(1000);
+            final long slept = pool.resultThreadSleeps() - before;
+            assertTrue(slept >= 50, "the result thread slept only " + slept + " times in 1 s: too long a guard");
+            assertEquals(1500, second.get(30, TimeUnit.SECONDS));
+        }
+    }
+
+    /** @return the first file under {@code dir} whose name ends with {@code suffix}, once there is one (10 s at most) */
+    private static Path awaitFile(Path dir, String suffix) throws Exception {
+        for (int i = 0; i < 10_000; i++) {
+            try (var files = Files.walk(dir)) {
+                final var found = files.filter(f -> f.getFileName().toString().endsWith(suffix)).findFirst();
+                if (found.isPresent()) {
+                    return found.get();
+                }
+            }
+            Thread.sleep(1);
+        }
+        throw new AssertionError("no " + suffix + " file under " + dir);
     }
 }
