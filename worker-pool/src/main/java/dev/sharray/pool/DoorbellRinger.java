@@ -9,8 +9,9 @@ import java.nio.file.Path;
 /**
  * A worker's side of the parent's {@link ResultDoorbell}. Connects on the first ring, not at start: a
  * pool that only runs short tasks never sleeps, and the socket classes would only slow the worker's start.
- * A doorbell that cannot be reached (the parent is closing it, or never bound it) is given up on for good:
- * the parent's sleeps are bounded, so its results are still seen, a few milliseconds later.
+ * A doorbell that cannot be reached (the parent is closing it, or never bound it) is given up on for good,
+ * and the connection closed: the parent, which counts the connected workers, then keeps its sleeps short, so
+ * this worker's results are still seen, a few milliseconds later.
  */
 final class DoorbellRinger implements AutoCloseable {
     private final Path path;
