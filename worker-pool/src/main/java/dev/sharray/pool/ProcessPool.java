@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.IntPredicate;
 
 /**
@@ -82,7 +83,7 @@ public final class ProcessPool implements AutoCloseable {
     private final String name;
     private final WorkerStarter starter;
     /** Binds each new worker's answers to {@link #onResult}. */
-    private final WorkerStarter.ResultSinkFactory resultSinks = w -> (buffer, offset, length) -> onResult(w, buffer, offset, length);
+    private final Function<Worker, Frames.Sink> resultSinks = w -> (buffer, offset, length) -> onResult(w, buffer, offset, length);
     private final AtomicLong taskSeq = new AtomicLong();
     private final AtomicInteger mapSeq = new AtomicInteger();
     /** Tasks not yet sent, and which of them a worker gets. */

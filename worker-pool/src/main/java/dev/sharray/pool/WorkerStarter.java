@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 /**
  * Brings worker JVMs into a pool: creates each one's ring file, launches its JVM, waits for its HELLO, and
@@ -47,7 +48,7 @@ final class WorkerStarter {
      * @param results where the worker's answers go once the pool polls its result ring
      * @throws UncheckedIOException when the ring file or the process cannot be created (nothing is left behind)
      */
-    Worker launch(ResultSinkFactory results) {
+    Worker launch(Function<Worker, Frames.Sink> results) {
         final int id = workerSeq.incrementAndGet();
         final Path ringPath = folder.resolve(poolName + "-worker-" + id + ".ring");
         RingFile rings = null;
@@ -61,7 +62,7 @@ final class WorkerStarter {
                 rings,
                 new OutputForwarder(p.getInputStream(), prefix, out, poolName + "-worker-" + id + "-out"),
                 new OutputForwarder(p.getErrorStream(), prefix, err, poolName + "-worker-" + id + "-err"));
-            w.resultSink = results.sinkFor(w);
+            w.resultSink = results.apply(w);
             return w;
         } catch (IOException | RuntimeException e) {
             if (p != null) {
@@ -127,11 +128,5 @@ final class WorkerStarter {
     /** A worker's process has ended (or is being killed): a class-data archive trainer gives up its role. */
     void exited(Worker w) {
         launcher.workerExited(w.id, w.exitCode());
-    }
-
-    /** Binds a new worker's answers to the pool. */
-    @FunctionalInterface
-    interface ResultSinkFactory {
-        Frames.Sink sinkFor(Worker w);
     }
 }
