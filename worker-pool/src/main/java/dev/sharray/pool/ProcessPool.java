@@ -457,9 +457,9 @@ public final class ProcessPool implements AutoCloseable {
         return results.sleeping();
     }
 
-    /** Test hook: how many times the result thread has slept on its doorbell. */
-    long resultThreadSleeps() {
-        return results.sleeps();
+    /** Test hook: the longest sleep the result thread chose for its last sleep on its doorbell, 0 before one. */
+    long resultSleepGuardNanos() {
+        return results.lastGuardNanos();
     }
 
     /** Test hook: whether the result thread has a doorbell to sleep on (see {@link ResultDoorbell}). */

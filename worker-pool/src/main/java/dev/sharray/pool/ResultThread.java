@@ -75,8 +75,8 @@ final class ResultThread {
      * deadline meanwhile rings the doorbell ({@link #deadlineStarted}), or the sleep could outlast it.
      */
     private volatile boolean sleeping;
-    /** Sleeps on the doorbell so far (for tests). */
-    private volatile long sleeps;
+    /** The longest sleep the thread chose last, before a deadline shortened it (for tests). */
+    private volatile long lastGuardNanos;
 
     /**
      * @param binder        runs the doorbell's binding; it is shut down before {@link #stop}
@@ -156,9 +156,9 @@ final class ResultThread {
         return sleeping;
     }
 
-    /** @return how many times the thread has slept on its doorbell (for tests) */
-    long sleeps() {
-        return sleeps;
+    /** @return the longest sleep the thread chose for its last sleep on the doorbell, 0 before one (for tests) */
+    long lastGuardNanos() {
+        return lastGuardNanos;
     }
 
     /** @return whether the thread has a doorbell to sleep on (for tests) */
@@ -249,10 +249,10 @@ final class ResultThread {
             final ResultDoorbell bell = doorbell;
             final long guard = bell.connectedWorkers() >= pool.workerCount()
                 ? Math.max(maxSleepNanos, CONNECTED_SLEEP_NANOS) : maxSleepNanos;
+            lastGuardNanos = guard;
             final long sleepNanos = pool.untilNextDeadline(guard);
             if (sleepNanos > 0 && pool.tasksInFlight() > 0 && !pool.callerPolling() && !pool.closed()) {
                 try {
-                    sleeps++; // the result thread's own field: no other writer
                     bell.await(sleepNanos);
                 } catch (IOException | RuntimeException e) {
                     err.println("[" + poolName + "] the result doorbell failed (" + e + "): results of long tasks"

@@ -211,12 +211,8 @@ class ResultDoorbellTest {
                 assertEquals(20, sleepTask(pool, 20, null).get(30, TimeUnit.SECONDS));
             }
             final CompletableFuture<Integer> task = sleepTask(pool, 1500, null);
-            Thread.sleep(200);
-            final long before = pool.resultThreadSleeps();
-            Thread.sleep(1000);
-            final long slept = pool.resultThreadSleeps() - before;
-            // with the short guard (5 ms) it sleeps ~200 times a second; connected, ~10 (100 ms)
-            assertTrue(slept <= 30, "the result thread slept " + slept + " times in 1 s while a task ran");
+            // a ring is sure to come: the 5 ms guard gives way to 100 ms (~10 sleeps a second instead of ~200)
+            assertEquals(100, awaitGuardMillis(pool, 100));
             assertEquals(1500, task.get(30, TimeUnit.SECONDS));
         }
     }
@@ -239,13 +235,23 @@ class ResultDoorbellTest {
             // its answer finds the flag up; connecting fails, and the worker gives up ringing
             assertEquals(1500, first.get(30, TimeUnit.SECONDS));
             final CompletableFuture<Integer> second = sleepTask(pool, 1500, null);
-            Thread.sleep(200);
-            final long before = pool.resultThreadSleeps();
-            Thread.sleep(1000);
-            final long slept = pool.resultThreadSleeps() - before;
-            assertTrue(slept >= 50, "the result thread slept only " + slept + " times in 1 s: too long a guard");
+            // its answer would wait for the guard: it stays short
+            assertEquals(5, awaitGuardMillis(pool, 5));
             assertEquals(1500, second.get(30, TimeUnit.SECONDS));
         }
+    }
+
+    /**
+     * @return the result thread's sleep guard in ms, once it is {@code expected} or, failing that, after it has
+     *         slept for 3 s of a running task with whatever guard it chose
+     */
+    private static long awaitGuardMillis(ProcessPool pool, long expected) throws InterruptedException {
+        long guard = 0;
+        for (int i = 0; i < 300 && guard != expected; i++) {
+            Thread.sleep(10);
+            guard = TimeUnit.NANOSECONDS.toMillis(pool.resultSleepGuardNanos());
+        }
+        return guard;
     }
 
     /** @return the first file under {@code dir} whose name ends with {@code suffix}, once there is one (10 s at most) */
