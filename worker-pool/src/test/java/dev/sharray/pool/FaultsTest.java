@@ -174,15 +174,19 @@ class FaultsTest {
         final Path logs = Files.createTempDirectory("sharray-worker-logs");
         final ProcessPool pool = ProcessPool.builder().workers(1)
             .jvmOptions("-Xlog:disable", "-Xlog:gc:file=" + logs.resolve("gc.log")).build();
+        // the task writes its worker's pid here once running: killed before reading it, the worker would not
+        // fail the task as a crash, but leave it queued for a replacement that cannot start
+        final SharedArray runningPid = SharedArray.copyOf(new long[1]);
         try {
             assertEquals(3, pool.submit((Integer x) -> x + 1, 2).get(30, TimeUnit.SECONDS));
             Files.delete(logs.resolve("gc.log"));
             Files.delete(logs);
             final CompletableFuture<Long> victim = pool.submit((Integer x) -> {
+                runningPid.setLong(ProcessHandle.current().pid(), 0);
                 Thread.sleep(60_000);
                 return ProcessHandle.current().pid();
             }, 0);
-            assertEquals(0, Signals.kill9(pool.workerPids().get(0))); // the only worker: it holds the task
+            assertEquals(0, Signals.kill9(awaitRunningPid(runningPid))); // the only worker: it holds the task
             final ExecutionException crash = assertThrows(ExecutionException.class, () -> victim.get(30, TimeUnit.SECONDS));
             assertInstanceOf(WorkerCrashedException.class, crash.getCause());
             for (int i = 0; i < 3; i++) { // queued while the replacement is tried, then after it gave up
@@ -194,6 +198,7 @@ class FaultsTest {
             assertEquals(0, pool.size());
         } finally {
             pool.close();
+            runningPid.close();
         }
         assertNoChildren();
     }
