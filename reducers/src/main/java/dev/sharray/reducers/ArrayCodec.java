@@ -97,6 +97,7 @@ final class ArrayCodec {
                         throw new MalformedDataException("shared " + a.dtype() + " array of " + a.ndim()
                             + " dimensions does not match array tag " + elementTag);
                     }
+                    requireDense(a);
                     return toJavaArray(a);
                 }
             }
@@ -104,6 +105,7 @@ final class ArrayCodec {
                 final Descriptor d = readDescriptor(in);
                 requireOpening(in);
                 try (SharedArray a = SharedArray.open(d)) {
+                    requireDense(a);
                     return heapOf(a.dtype(), toJavaArray(a), a.shape());
                 }
             }
@@ -128,10 +130,10 @@ final class ArrayCodec {
                 throw new MalformedDataException("shared " + a.dtype() + " array of " + a.ndim()
                     + " dimensions does not match array tag " + elementTag);
             }
-            return a;
+            return requireDense(a);
         }
         if (tag == Tags.SHARED_HEAP_ARRAY) {
-            return requireOpening(in).open(readDescriptor(in));
+            return requireDense(requireOpening(in).open(readDescriptor(in)));
         }
         throw new MalformedDataException("not a shared copy tag: " + tag);
     }
@@ -180,6 +182,19 @@ final class ArrayCodec {
             return HeapArray.of((short[]) data, shape);
         }
         return HeapArray.ofBytes(dtype, (byte[]) data, shape);
+    }
+
+    /**
+     * A sender's shared copy is always a dense, row-major array, so its elements are bytes the file really
+     * holds. Anything else (a zero or repeated stride) is hostile: it could claim billions of elements over
+     * one real one, and copying them to the heap would exhaust it.
+     */
+    private static SharedArray requireDense(SharedArray a) {
+        if (!a.isContiguous()) {
+            throw new MalformedDataException("a shared copy must be a dense array, but " + a.descriptor()
+                + " is not dense");
+        }
+        return a;
     }
 
     private static Object toJavaArray(SharedArray a) {

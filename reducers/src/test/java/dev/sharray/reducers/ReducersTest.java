@@ -212,6 +212,78 @@ class ReducersTest {
         }
     }
 
+    /**
+     * A descriptor with arbitrary (possibly hostile) fields and a valid checksum: the binary form documented
+     * in {@link Descriptor}, built by hand because a zero stride cannot be made through the API.
+     */
+    private static byte[] descriptorBytes(Descriptor base, long[] shape, long[] strides) {
+        final byte[] path = base.path().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16 + 16 * shape.length + 2 + path.length + 4)
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.putInt(0x59415253).put((byte) 1).put((byte) base.dtype().ordinal()).put((byte) 0).put((byte) shape.length)
+            .putLong(base.offset());
+        for (long v : shape) {
+            b.putLong(v);
+        }
+        for (long v : strides) {
+            b.putLong(v);
+        }
+        b.putShort((short) path.length).put(path);
+        final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(b.array(), 0, b.position());
+        b.putInt((int) crc.getValue());
+        return b.array();
+    }
+
+    /** {@code tag}, then for a primitive copy its element tag, then the descriptor as a length-prefixed body. */
+    private static byte[] sharedCopyMessage(byte tag, byte elementTag, byte[] descriptor) {
+        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+        final ValueWriter w = new ValueWriter(Reducers.defaults()).wrap(buffer, 0, null);
+        w.writeByte(tag);
+        if (tag == Tags.SHARED_PRIMITIVE_ARRAY) {
+            w.writeByte(elementTag);
+        }
+        w.writeByteArrayBody(descriptor);
+        return Arrays.copyOf(buffer.byteArray(), w.position());
+    }
+
+    @Test
+    void aSharedCopyThatIsNotDenseIsRefusedBeforeAllocatingItsClaimedSize() {
+        // A sender's shared copy is always a dense array. A descriptor with stride 0 over one real element
+        // claims ~2^31 elements (16 GiB) that no file backs: copying it to the heap was an OutOfMemoryError.
+        try (SharedArray one = SharedArray.create(DType.FLOAT64, 1)) {
+            final byte[] hostile = descriptorBytes(one.descriptor(), new long[] {Integer.MAX_VALUE - 9}, new long[] {0});
+            for (byte[] msg : new byte[][] {
+                sharedCopyMessage(Tags.SHARED_PRIMITIVE_ARRAY, Tags.DOUBLE_ARRAY, hostile),
+                sharedCopyMessage(Tags.SHARED_HEAP_ARRAY, (byte) 0, hostile)}) {
+                for (boolean keepShared : new boolean[] {false, true}) {
+                    try (OpenedArrays opened = new OpenedArrays()) {
+                        final ValueReader in = new ValueReader(Reducers.defaults())
+                            .wrap(new org.agrona.concurrent.UnsafeBuffer(msg), 0, msg.length, opened);
+                        final MalformedDataException e = assertThrows(MalformedDataException.class,
+                            () -> {
+                                if (keepShared) {
+                                    in.readValueKeepingShared();
+                                } else {
+                                    in.readValue();
+                                }
+                            });
+                        assertTrue(e.getMessage().contains("not dense"), e.getMessage());
+                    }
+                    assertEquals(1, dev.sharray.SharedArrays.localReferences(one), "no reference leaked");
+                }
+            }
+            // the genuine dense copy of the same file still reads
+            final byte[] dense = descriptorBytes(one.descriptor(), new long[] {1}, new long[] {8});
+            final byte[] msg = sharedCopyMessage(Tags.SHARED_PRIMITIVE_ARRAY, Tags.DOUBLE_ARRAY, dense);
+            try (OpenedArrays opened = new OpenedArrays()) {
+                final ValueReader in = new ValueReader(Reducers.defaults())
+                    .wrap(new org.agrona.concurrent.UnsafeBuffer(msg), 0, msg.length, opened);
+                assertArrayEquals(new double[] {0}, (double[]) in.readValue());
+            }
+        }
+    }
+
     /** A class that is not a record, with a name as long as {@code Item}'s. */
     static final class Nope {
         private Nope() {
