@@ -1,6 +1,7 @@
 package dev.sharray.reducers;
 
 import java.lang.reflect.Constructor;
+import java.lang.reflect.InaccessibleObjectException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
@@ -20,19 +21,28 @@ final class RecordCodec {
         final RecordComponent[] components = type.getRecordComponents();
         accessors = new Method[components.length];
         componentTypes = new Class<?>[components.length];
-        for (int i = 0; i < components.length; i++) {
-            accessors[i] = components[i].getAccessor();
-            accessors[i].setAccessible(true);
-            componentTypes[i] = components[i].getType();
-        }
         try {
+            for (int i = 0; i < components.length; i++) {
+                accessors[i] = components[i].getAccessor();
+                accessors[i].setAccessible(true);
+                componentTypes[i] = components[i].getType();
+            }
             constructor = type.getDeclaredConstructor(componentTypes);
             constructor.setAccessible(true);
         } catch (NoSuchMethodException e) {
             throw new IllegalStateException("record " + type.getName() + " has no canonical constructor", e);
+        } catch (InaccessibleObjectException | SecurityException e) {
+            // a record in a module package not open to us (a JDK internal one named by hostile input, or a
+            // user's record in a named module): say so instead of letting the reflection exception escape
+            throw new IllegalStateException("record " + type.getName() + " cannot be accessed: its package is not open"
+                + " to sharray (" + e.getMessage() + ")", e);
         }
     }
 
+    /**
+     * @throws IllegalStateException when the record's accessors or canonical constructor cannot be made
+     *     accessible (its package is not open to this module)
+     */
     static RecordCodec of(Class<?> type) {
         return new RecordCodec(type);
     }

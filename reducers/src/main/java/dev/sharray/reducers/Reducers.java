@@ -145,7 +145,12 @@ public final class Reducers {
             };
         }
         if (type.isRecord()) {
-            final RecordCodec codec = record(type);
+            final RecordCodec codec;
+            try {
+                codec = record(type);
+            } catch (IllegalStateException e) {
+                throw new ReducerException(e.getMessage(), e);
+            }
             return (v, out) -> {
                 out.writeByte(Tags.RECORD);
                 codec.write(v, out);
@@ -293,7 +298,13 @@ public final class Reducers {
         if (!type.isRecord()) {
             throw new MalformedDataException(type.getName() + " is not a record");
         }
-        return record(type).read(in);
+        final RecordCodec codec;
+        try {
+            codec = record(type);
+        } catch (IllegalStateException e) {
+            throw new MalformedDataException(e.getMessage(), e);
+        }
+        return codec.read(in);
     }
 
     /** Loads without initialising: a class named by hostile input runs no static code unless it passes the checks. */

@@ -284,6 +284,34 @@ class ReducersTest {
         }
     }
 
+    @Test
+    void aRecordWhosePackageIsNotOpenIsMalformedDataNotAnInaccessibleObjectException() {
+        // records of java.base in packages not open to us (one of them exists on each JDK we run on)
+        String closed = null;
+        for (String name : new String[] {"sun.security.pkcs.SignerInfo$AlgorithmInfo", "sun.nio.ch.IOUtil$Releaser",
+            "jdk.internal.misc.ThreadTracker$ThreadRef"}) {
+            try {
+                if (Class.forName(name, false, null).isRecord()) {
+                    closed = name;
+                    break;
+                }
+            } catch (ClassNotFoundException e) {
+                // not on this JDK
+            }
+        }
+        assertTrue(closed != null, "no closed record found in java.base");
+        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+        final ValueWriter w = new ValueWriter(Reducers.defaults()).wrap(buffer, 0, null);
+        w.writeByte(Tags.RECORD);
+        w.writeString(closed);
+        w.writeInt(1);
+        w.writeByte(Tags.NULL);
+        final byte[] msg = Arrays.copyOf(buffer.byteArray(), w.position());
+        // before: java.lang.reflect.InaccessibleObjectException from setAccessible escaped the decoder
+        final MalformedDataException e = assertThrows(MalformedDataException.class, () -> Reducers.defaults().fromBytes(msg));
+        assertTrue(e.getMessage().contains(closed) && e.getMessage().contains("not open"), e.getMessage());
+    }
+
     /** A class that is not a record, with a name as long as {@code Item}'s. */
     static final class Nope {
         private Nope() {
