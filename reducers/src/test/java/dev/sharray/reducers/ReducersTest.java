@@ -312,6 +312,26 @@ class ReducersTest {
         assertTrue(e.getMessage().contains(closed) && e.getMessage().contains("not open"), e.getMessage());
     }
 
+    @Test
+    void aZeroDimensionalHeapArrayKeepsItsShapeInlineAndShared() {
+        // before: read back as shape (1,), because HeapArray.of(data) with no shape means 1-D
+        for (DType dtype : DType.values()) {
+            final dev.sharray.HeapArray scalar = dev.sharray.HeapArray.zeros(dtype);
+            scalar.setByte((byte) 7);
+            final Object inline = Reducers.defaults().fromBytes(Reducers.defaults().toBytes(scalar));
+            assertEquals(scalar, inline, dtype + " inline");
+            assertArrayEquals(new long[0], ((dev.sharray.HeapArray) inline).shape());
+            try (SharingSession session = new SharingSession(0, null); OpenedArrays opened = new OpenedArrays()) {
+                final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+                final ValueWriter w = new ValueWriter(Reducers.defaults()).wrap(buffer, 0, session);
+                w.writeValue(scalar);
+                assertEquals(1, session.size(), "written as a shared copy");
+                final Object shared = new ValueReader(Reducers.defaults()).wrap(buffer, 0, w.position(), opened).readValue();
+                assertEquals(scalar, shared, dtype + " shared");
+            }
+        }
+    }
+
     /** A class that is not a record, with a name as long as {@code Item}'s. */
     static final class Nope {
         private Nope() {
