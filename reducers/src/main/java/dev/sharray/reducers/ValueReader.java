@@ -2,7 +2,10 @@ package dev.sharray.reducers;
 
 import org.agrona.DirectBuffer;
 
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -216,7 +219,10 @@ public final class ValueReader {
         return n;
     }
 
-    /** @return the next string, possibly {@code null} */
+    /**
+     * @return the next string, possibly {@code null}
+     * @throws MalformedDataException when its length is out of range or its bytes are not valid UTF-8
+     */
     public String readString() {
         final int at = position;
         final int n = readInt();
@@ -229,8 +235,18 @@ public final class ValueReader {
         require(n);
         final byte[] bytes = new byte[n];
         buffer.getBytes(position, bytes);
+        final String s = new String(bytes, StandardCharsets.UTF_8);
+        // new String replaces malformed input with U+FFFD: check strictly only when one appears (rare)
+        if (s.indexOf('\uFFFD') >= 0) {
+            try {
+                StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+            } catch (CharacterCodingException e) {
+                throw new MalformedDataException("string of " + n + " bytes at offset " + at + " is not valid UTF-8");
+            }
+        }
         position += n;
-        return new String(bytes, StandardCharsets.UTF_8);
+        return s;
     }
 
     /** @return the next length-prefixed byte array */

@@ -138,6 +138,7 @@ public final class ValueWriter {
      * Writes a string as its UTF-8 length and bytes; {@code null} is allowed.
      *
      * @param s the string or {@code null}
+     * @throws ReducerException when {@code s} holds an unpaired surrogate, which UTF-8 cannot encode
      */
     public void writeString(String s) {
         if (s == null) {
@@ -145,20 +146,35 @@ public final class ValueWriter {
             return;
         }
         final int n = s.length();
-        boolean ascii = true;
+        int firstNonAscii = -1;
         for (int i = 0; i < n; i++) {
             if (s.charAt(i) >= 0x80) {
-                ascii = false;
+                firstNonAscii = i;
                 break;
             }
         }
-        if (ascii) {
+        if (firstNonAscii < 0) {
             // the common case (class names, keys) needs no intermediate byte[]
             writeInt(n);
             buffer.putStringWithoutLengthAscii(position, s);
             position += n;
         } else {
+            checkSurrogatesPaired(s, firstNonAscii);
             writeByteArrayBody(s.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** String.getBytes would silently write '?' for an unpaired surrogate: the receiver would get another string. */
+    private static void checkSurrogatesPaired(String s, int from) {
+        final int n = s.length();
+        for (int i = from; i < n; i++) {
+            final char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new ReducerException("string has an unpaired surrogate U+" + Integer.toHexString(c).toUpperCase()
+                    + " at index " + i + ", which UTF-8 cannot encode; send it as a char[] instead");
+            }
         }
     }
 

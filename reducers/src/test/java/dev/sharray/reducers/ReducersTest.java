@@ -332,6 +332,29 @@ class ReducersTest {
         }
     }
 
+    @Test
+    void stringsCrossExactlyOrFailClearly() {
+        final Reducers r = Reducers.defaults();
+        // valid strings, a surrogate pair and a genuine U+FFFD included, round-trip unchanged
+        for (String s : new String[] {"\uD83D\uDE00 ok", "\uFFFD", "caf\u00e9"}) {
+            assertEquals(s, r.fromBytes(r.toBytes(s)));
+        }
+        // before: an unpaired surrogate was written as '?' (String.getBytes), silently changing the value
+        for (String s : new String[] {"a\uD800b", "\uDC00", "\u00e9\uD800"}) {
+            final ReducerException e = assertThrows(ReducerException.class, () -> r.toBytes(List.of(s)));
+            assertTrue(e.getMessage().contains("unpaired surrogate"), e.getMessage());
+        }
+        // before: malformed UTF-8 on the wire decoded to U+FFFD instead of being refused
+        for (byte[] bad : new byte[][] {{(byte) 0xC3, '('}, {(byte) 0x80}, {(byte) 0xC0, (byte) 0x80}, {'a', (byte) 0xE2, (byte) 0x82}}) {
+            final byte[] msg = new byte[5 + bad.length];
+            msg[0] = Tags.STRING;
+            msg[1] = (byte) bad.length;
+            System.arraycopy(bad, 0, msg, 5, bad.length);
+            final MalformedDataException e = assertThrows(MalformedDataException.class, () -> r.fromBytes(msg));
+            assertTrue(e.getMessage().contains("UTF-8"), e.getMessage());
+        }
+    }
+
     /** A class that is not a record, with a name as long as {@code Item}'s. */
     static final class Nope {
         private Nope() {
