@@ -189,7 +189,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      *
      * @param descriptor the view to open
      * @return a handle on exactly that view; release it when done
-     * @throws InvalidDescriptorException when the descriptor does not fit the file or is not a sharray file
+     * @throws InvalidDescriptorException when the descriptor does not fit the file, or names a file neither in a
+     *     sharray folder of this user nor in an {@linkplain SharedArrays#allowFolder allowed folder}
      * @throws IllegalStateException when the array has already been released by all its holders
      */
     public static SharedArray open(Descriptor descriptor) {
@@ -199,9 +200,13 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         if (seg == null) {
             final Path real = realPath(descriptor.path());
             final boolean sharrayFile = TempFolders.isSharrayDataFile(real);
-            if (!sharrayFile && !SharedArrays.isAllowedFolder(real)) {
+            final boolean allowed = SharedArrays.isAllowedFolder(real);
+            if (!sharrayFile && !allowed) {
                 throw new InvalidDescriptorException("path", real + " is not in a sharray folder "
                     + "(.../" + TempFolders.userFolderName() + "/<owner>/<name>.npy) or an allowed folder");
+            }
+            if (!allowed) {
+                TempFolders.requireOwnUserFolder(real);
             }
             seg = openSegment(real, sharrayFile);
         }

@@ -269,6 +269,33 @@ final class TempFolders {
         return i;
     }
 
+    /** sharray-&lt;user&gt; folders {@link #requireOwnUserFolder} has checked: one stat per folder and process. */
+    private static final Set<Path> OWN_USER_FOLDERS = ConcurrentHashMap.newKeySet();
+
+    /**
+     * A descriptor may name a sharray file under any root (the creator may have chosen one with
+     * {@code folder(...)}), so the layout alone is what {@link #isSharrayDataFile} checks. Anyone can build that
+     * layout in a folder of their own, though: the sharray-&lt;user&gt; folder must also belong to this user, as
+     * {@link #requireOwnDirectory} demands when creating arrays, or we would map a file its owner can truncate
+     * under us (SIGBUS) or fill at will.
+     *
+     * @param realFile a real path for which {@link #isSharrayDataFile} holds
+     * @throws InvalidDescriptorException when the folder belongs to another user
+     */
+    static void requireOwnUserFolder(Path realFile) {
+        final Path user = realFile.getParent().getParent();
+        if (OWN_USER_FOLDERS.contains(user)) {
+            return;
+        }
+        try {
+            requireOwnDirectory(user);
+        } catch (IOException e) {
+            throw new InvalidDescriptorException("path", realFile + " is not in a sharray folder of this user: "
+                + e.getMessage());
+        }
+        OWN_USER_FOLDERS.add(user);
+    }
+
     /**
      * True when {@code file} (resolved through symlinks) lies directly in an owner folder of this user:
      * {@code .../sharray-<user>/<owner>/<name>.npy}. Descriptors may only map such files.

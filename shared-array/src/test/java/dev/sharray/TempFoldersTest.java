@@ -99,6 +99,34 @@ class TempFoldersTest {
         }
     }
 
+    @Test
+    void aDescriptorIntoAnotherUsersSharrayFolderIsRefusedBeforeMapping() throws Exception {
+        assertEquals(0, (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"),
+            "giving a folder to another uid needs root (CI runs as root, as the disk-full tests do)");
+        // the layout of a sharray folder (.../sharray-<user>/<owner>/<name>.npy), planted by someone else
+        Path root = Files.createDirectory(temp.resolve("planted"));
+        Path userDir = Files.createDirectory(root.resolve(TempFolders.userFolderName()));
+        Path owner = Files.createDirectory(userDir.resolve("host-1-t1-0000abcd"));
+        Path file = owner.resolve("a1-deadbeef.npy");
+        byte[] header = NpyHeader.encode(DType.FLOAT64, new long[] {4});
+        Files.write(file, java.util.Arrays.copyOf(header, header.length + 32));
+        Descriptor d = new Descriptor(file, header.length, new long[] {4}, new long[] {8}, DType.FLOAT64,
+            java.nio.ByteOrder.LITTLE_ENDIAN);
+        Files.setAttribute(userDir, "unix:uid", 4321);
+        // before: mapped read-write, a file its owner can truncate under us or fill as they like
+        InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> SharedArray.open(d));
+        assertEquals("path", e.field());
+        assertTrue(e.getMessage().contains("belongs to uid 4321"), e.getMessage());
+        Path real = file.toRealPath();
+        assertTrue(Segments.snapshot().stream().noneMatch(s -> s.dataPath.equals(real)), "nothing was mapped");
+        // the same folder owned by this user is a sharray folder like any other
+        Files.setAttribute(userDir, "unix:uid", (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+        try (SharedArray a = SharedArray.open(d)) {
+            assertEquals(4, a.size());
+        }
+        assertTrue(Files.exists(file), "a file without a refcount file is never deleted");
+    }
+
     private static List<Path> list(Path dir) throws Exception {
         try (Stream<Path> s = Files.list(dir)) {
             return s.toList();
