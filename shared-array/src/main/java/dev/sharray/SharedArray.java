@@ -399,14 +399,19 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         }
         long n = shape[axis];
         stop = Math.max(-1, Math.min(n, stop));
-        long count = step > 0 ? Math.max(0, ceilDiv(stop - start, step)) : Math.max(0, ceilDiv(start - stop, -step));
+        long count = sliceCount(start, stop, step);
         if (count > 0 && (start < 0 || start >= n)) {
             throw new IndexOutOfBoundsException("slice start " + start + " is out of bounds for axis " + axis + " with size " + n);
         }
         long[] newShape = shape.clone();
         long[] newStrides = strides.clone();
         newShape[axis] = count;
-        newStrides[axis] = strides[axis] * step;
+        try {
+            newStrides[axis] = Math.multiplyExact(strides[axis], step);
+        } catch (ArithmeticException e) {
+            // |step| > n here, so the axis has one element and its stride is never applied: keep the old one
+            newStrides[axis] = strides[axis];
+        }
         long newOffset = count > 0 ? offset + start * strides[axis] : offset;
         return view(newShape, newStrides, newOffset);
     }
@@ -491,7 +496,13 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             } else if (target[i] < 0) {
                 throw new IllegalArgumentException("invalid shape " + Shapes.tuple(newShape));
             } else {
-                known = Math.multiplyExact(known, target[i]);
+                try {
+                    known = Math.multiplyExact(known, target[i]);
+                } catch (ArithmeticException e) {
+                    // more elements than a long counts: certainly not this view's
+                    throw new IllegalArgumentException("cannot reshape " + Shapes.tuple(shape) + " (" + size()
+                        + " elements) into " + Shapes.tuple(newShape) + ": its size overflows a long");
+                }
             }
         }
         if (infer >= 0) {
@@ -535,8 +546,24 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         }
     }
 
-    private static long ceilDiv(long a, long b) {
-        return -Math.floorDiv(-a, b);
+    /**
+     * How many of start, start + step, ... come before {@code stop} (exclusive, already clamped to [-1, n]),
+     * without overflow: a start that far behind stop counts as a huge non-empty slice, so the caller refuses it
+     * as out of bounds like any other (the subtraction used to wrap to a negative count: an empty view).
+     */
+    private static long sliceCount(long start, long stop, long step) {
+        final long distance;
+        try {
+            distance = step > 0 ? Math.subtractExact(stop, start) : Math.subtractExact(start, stop);
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+        if (distance <= 0) {
+            return 0;
+        }
+        // |Long.MIN_VALUE| does not fit a long; any step at least as long as the distance takes one element
+        final long stride = step == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(step);
+        return (distance - 1) / stride + 1;
     }
 
     // ---- lifecycle ----

@@ -229,4 +229,33 @@ class ViewsTest {
             }
         }
     }
+
+    @Test
+    void hugeViewArgumentsFailAsSmallOnesDoInsteadOfOverflowing() {
+        try (SharedArray a = base(3, 4)) {
+            // before: stop - start overflowed to a negative count and an empty view came back
+            IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> a.slice(0, Long.MIN_VALUE, 3, 1));
+            assertTrue(e.getMessage().contains("slice start " + Long.MIN_VALUE), e.getMessage());
+            assertThrows(IndexOutOfBoundsException.class, () -> a.slice(1, Long.MAX_VALUE, -1, -1));
+            assertThrows(IndexOutOfBoundsException.class, () -> a.slice(0, -5, 3, 1)); // as for a small start
+            try (SharedArray empty = a.slice(0, Long.MAX_VALUE, 3, 1)) { // empty either way, as before
+                assertEquals(0, empty.size());
+            }
+            // a step longer than the axis takes the start alone; before, -Long.MIN_VALUE overflowed to an empty view
+            try (SharedArray last = a.slice(0, 2, -1, Long.MIN_VALUE); SharedArray first = a.slice(1, 0, 4, Long.MAX_VALUE)) {
+                assertArrayEquals(new long[] {1, 4}, last.shape());
+                assertEquals(a.getDouble(2, 3), last.getDouble(0, 3));
+                assertArrayEquals(new long[] {3, 1}, first.shape());
+                assertEquals(a.getDouble(2, 0), first.getDouble(2, 0));
+                try (SharedArray reopened = SharedArray.open(last.descriptor())) {
+                    assertEquals(a.getDouble(2, 3), reopened.getDouble(0, 3));
+                }
+            }
+            // before: ArithmeticException("long overflow") from the product of the requested shape
+            IllegalArgumentException r = assertThrows(IllegalArgumentException.class, () -> a.reshape(1L << 40, 1L << 40));
+            assertTrue(r.getMessage().contains("cannot reshape"), r.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> a.reshape(-1, 1L << 40, 1L << 40));
+            assertEquals(1, SharedArrays.localReferences(a), "no view was left behind");
+        }
+    }
 }
