@@ -127,6 +127,10 @@ final class RefCountFile {
             for (int i = 0; i < SLOTS; i++) {
                 int o = ownerOffset(i);
                 if (buffer.getLongVolatile(o) == 0 && buffer.compareAndSetLong(o, 0, ProcessIdentity.PID)) {
+                    // a free slot's count is 0 (reclaiming zeroes it before freeing the slot) unless the file is
+                    // corrupt; a stale count would keep the array alive forever or make our release go negative.
+                    // Nobody else writes a slot we own, so resetting it is safe.
+                    buffer.putLongVolatile(o + 16, 0);
                     buffer.putLongVolatile(o + 8, ProcessIdentity.START);
                     return i;
                 }

@@ -249,4 +249,34 @@ class LifecycleTest {
         base.setDouble(42.0, 7);
         return base.slice(0, 0, 10, 1); // base is never released: a leak
     }
+
+    @Test
+    void aCorruptCountInAFreeRefcountSlotNeitherKeepsTheArrayAliveNorBreaksRelease(@org.junit.jupiter.api.io.TempDir Path root)
+            throws Exception {
+        for (long garbage : new long[] {5, -3}) {
+            // an array file with its refcount file, no holder, and a count left in a free slot (pid 0)
+            Path owner = Files.createDirectories(root.resolve(TempFolders.userFolderName()).resolve("host-1-t1-0000abcd"));
+            Path data = owner.resolve("a1-garbage" + (garbage > 0 ? "p" : "n") + ".npy");
+            byte[] header = NpyHeader.encode(DType.FLOAT64, new long[] {4});
+            Files.write(data, java.util.Arrays.copyOf(header, header.length + 32));
+            Path ref = Segments.refPathFor(data);
+            Files.createFile(ref);
+            RefCountFile.create(ref).unmap(); // slot 0: this pid, count 1
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(ref,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                java.nio.ByteBuffer slot = java.nio.ByteBuffer.allocate(24).order(java.nio.ByteOrder.nativeOrder());
+                slot.putLong(0).putLong(0).putLong(garbage).flip(); // pid 0 (free), start 0, a count nobody holds
+                ch.write(slot, 64);
+            }
+            Descriptor d = new Descriptor(data, header.length, new long[] {4}, new long[] {8}, DType.FLOAT64,
+                java.nio.ByteOrder.LITTLE_ENDIAN);
+            SharedArray a = SharedArray.open(d);
+            assertEquals(1, SharedArrays.localReferences(a), "the claimed slot counts this handle only");
+            // before: the count kept the array alive after its last release (5), or release() threw
+            // IllegalStateException "would go negative" and left the file mapped (-3)
+            a.release();
+            assertFalse(Files.exists(data), "the last release deletes the data file (garbage " + garbage + ")");
+            assertFalse(Files.exists(ref), "and the refcount file");
+        }
+    }
 }
