@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -173,6 +174,10 @@ final class Segments {
     }
 
     static NpyHeader readHeader(Path file) {
+        // a FIFO planted under an array's name would block a read-only open until someone writes to it
+        if (Files.exists(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+            throw new UncheckedIOException(new IOException(file + " is not a regular file"));
+        }
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             return NpyHeader.read(ch);
         } catch (java.nio.file.NoSuchFileException e) {

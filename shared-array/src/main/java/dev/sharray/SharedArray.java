@@ -208,6 +208,10 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             if (!allowed) {
                 TempFolders.requireOwnUserFolder(real);
             }
+            if (!Files.isRegularFile(real)) {
+                // a directory or a FIFO would fail later with a bare I/O error, or block
+                throw new InvalidDescriptorException("path", real + " is not a regular file");
+            }
             seg = openSegment(real, sharrayFile);
         }
         try {

@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.*;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
@@ -116,6 +120,38 @@ class DescriptorTest {
         a.release();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> SharedArray.open(d));
         assertTrue(e.getMessage().contains("released"), e.getMessage());
+    }
+
+    @Test
+    void aDirectoryOrFifoUnderAnArraysNameIsRefusedAndNeverBlocksListing() throws Exception {
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, 4)) {
+            Path folder = a.path().getParent();
+            Path dir = Files.createDirectory(folder.resolve("a900-0000beef.npy"));
+            Path fifo = folder.resolve("a901-0000beef.npy");
+            Path fifoRef = folder.resolve("a901-0000beef.ref");
+            try {
+                assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor());
+                // a live refcount file beside the FIFO, so listing reads the FIFO's "header"
+                Files.copy(a.path().resolveSibling(a.path().getFileName().toString()
+                    .replace(".npy", ".ref")), fifoRef);
+                for (Path p : new Path[] {dir, fifo}) {
+                    Descriptor d = new Descriptor(p, 128, new long[] {4}, new long[] {8}, DType.FLOAT64,
+                        ByteOrder.LITTLE_ENDIAN);
+                    InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> SharedArray.open(d));
+                    assertEquals("path", e.field());
+                    assertTrue(e.getMessage().contains("not a regular file"), e.getMessage());
+                }
+                // before: listing opened the FIFO for reading and blocked until someone wrote to it
+                List<ArrayInfo> listed = assertTimeoutPreemptively(Duration.ofSeconds(60),
+                    SharedArrays::list, "listing blocked on a FIFO");
+                assertTrue(listed.stream().anyMatch(i -> i.path().equals(a.path())), "the real array is listed");
+                assertTrue(listed.stream().noneMatch(i -> i.path().equals(fifo)), "the FIFO is not");
+            } finally {
+                Files.deleteIfExists(fifoRef);
+                Files.deleteIfExists(fifo);
+                Files.deleteIfExists(dir);
+            }
+        }
     }
 
     @Test
