@@ -491,6 +491,11 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             throw new IllegalStateException("reshape needs a contiguous view; this one has strides "
                 + Shapes.tuple(strides) + " for shape " + Shapes.tuple(shape) + " (copy it first)");
         }
+        if (newShape.length > Descriptor.MAX_NDIM) {
+            // every view must be able to cross as a descriptor: refuse it here, not at descriptor()
+            throw new IllegalArgumentException("cannot reshape into " + newShape.length + " dimensions: at most "
+                + Descriptor.MAX_NDIM);
+        }
         long[] target = newShape.clone();
         int infer = -1;
         long known = 1;

@@ -3,6 +3,7 @@ package dev.sharray;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
@@ -182,13 +183,13 @@ class ViewsTest {
                 String id = child.expect("id ");
                 child.send("dump " + id);
                 String[] parts = child.expect("values ").split(",");
-                double[] seen = java.util.Arrays.stream(parts).mapToDouble(Double::parseDouble).toArray();
+                double[] seen = Arrays.stream(parts).mapToDouble(Double::parseDouble).toArray();
                 assertArrayEquals(view.toDoubleArray(), seen, view.toString());
                 long[] last = view.shape();
                 for (int i = 0; i < last.length; i++) {
                     last[i] -= 1;
                 }
-                String idx = java.util.Arrays.stream(last).mapToObj(Long::toString).reduce((a, b) -> a + " " + b).orElse("");
+                String idx = Arrays.stream(last).mapToObj(Long::toString).reduce((a, b) -> a + " " + b).orElse("");
                 child.send("set " + id + " 1000.5 " + idx);
                 assertEquals("ok", child.readLine());
                 assertEquals(1000.5, view.getDouble(last), "child write seen by the parent through " + view);
@@ -212,6 +213,14 @@ class ViewsTest {
                 assertEquals(11, r.getDouble(5, 1));
             }
             assertThrows(IllegalArgumentException.class, () -> a.reshape(5, 3));
+            long[] deep = new long[Descriptor.MAX_NDIM + 1];
+            Arrays.fill(deep, 1);
+            deep[0] = 12;
+            IllegalArgumentException tooDeep = assertThrows(IllegalArgumentException.class, () -> a.reshape(deep));
+            assertTrue(tooDeep.getMessage().contains("at most 32"), tooDeep.getMessage());
+            try (SharedArray r = a.reshape(Arrays.copyOf(deep, Descriptor.MAX_NDIM))) {
+                assertEquals(Descriptor.MAX_NDIM, r.descriptor().shape().length, "the deepest view still crosses");
+            }
         }
     }
 
