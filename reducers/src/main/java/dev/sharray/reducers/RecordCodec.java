@@ -83,6 +83,9 @@ final class RecordCodec {
             throw new MalformedDataException("record " + type.getName() + " rejected its components: " + e.getCause(), e.getCause());
         } catch (ReflectiveOperationException e) {
             throw new MalformedDataException("cannot build record " + type.getName(), e);
+        } catch (ExceptionInInitializerError | NoClassDefFoundError e) {
+            // the first instance initialises the class: a record named by hostile bytes may fail to
+            throw new MalformedDataException("record " + type.getName() + " cannot be initialised: " + e, e);
         }
     }
 

@@ -285,7 +285,13 @@ public final class Reducers {
             throw new MalformedDataException(type.getName() + " is not an enum");
         }
         final String name = in.readString();
-        for (Object constant : type.getEnumConstants()) {
+        final Object[] constants;
+        try {
+            constants = type.getEnumConstants(); // initialises the class: its static code runs here
+        } catch (ExceptionInInitializerError | NoClassDefFoundError e) {
+            throw new MalformedDataException("enum " + type.getName() + " cannot be initialised: " + e, e);
+        }
+        for (Object constant : constants) {
             if (((Enum<?>) constant).name().equals(name)) {
                 return constant;
             }

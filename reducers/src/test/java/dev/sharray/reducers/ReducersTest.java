@@ -284,6 +284,38 @@ class ReducersTest {
         }
     }
 
+    /** An enum whose static initialiser fails, as any class on the classpath named by hostile bytes may. */
+    enum FailsToInitialise {
+        ONE;
+        static final int BROKEN = Integer.parseInt("not a number");
+    }
+
+    /** The same for a record. */
+    record RecordFailsToInitialise(int x) {
+        static final int BROKEN = Integer.parseInt("not a number");
+    }
+
+    @Test
+    void anEnumOrRecordWhoseInitialiserFailsIsMalformedDataNotAnError() {
+        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+        final ValueWriter w = new ValueWriter(Reducers.defaults()).wrap(buffer, 0, null);
+        w.writeByte(Tags.ENUM);
+        w.writeString(FailsToInitialise.class.getName());
+        w.writeString("ONE");
+        final byte[] anEnum = Arrays.copyOf(buffer.byteArray(), w.position());
+        w.wrap(buffer, 0, null);
+        w.writeByte(Tags.RECORD);
+        w.writeString(RecordFailsToInitialise.class.getName());
+        w.writeInt(1);
+        w.writeValue(7);
+        final byte[] aRecord = Arrays.copyOf(buffer.byteArray(), w.position());
+        // before: ExceptionInInitializerError escaped the decoder (and NoClassDefFoundError on a second read)
+        for (byte[] msg : List.of(anEnum, anEnum, aRecord, aRecord)) {
+            final MalformedDataException e = assertThrows(MalformedDataException.class, () -> Reducers.defaults().fromBytes(msg));
+            assertTrue(e.getMessage().contains("FailsToInitialise") && e.getMessage().contains("initialised"), e.getMessage());
+        }
+    }
+
     @Test
     void aRecordWhosePackageIsNotOpenIsMalformedDataNotAnInaccessibleObjectException() {
         // records of java.base in packages not open to us (one of them exists on each JDK we run on)
