@@ -55,6 +55,13 @@ class BadInputTest {
         assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-m", "0"), 2, "m >= 1");
         assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "200", "-m", "57"), 2, "k + m <= 256");
         assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "ten"), 2, "-k");
+        // k + m overflows int: a usage error like any other k + m > 256, and no shard directory is made
+        Path huge = dir.resolve("huge");
+        assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "2147483647", "-m", "1", "-o",
+            huge.toString()), 2, "k + m <= 256");
+        assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "1073741824", "-m", "1073741824", "-o",
+            huge.toString()), 2, "k + m <= 256");
+        assertFalse(Files.exists(huge), "nothing is written for a rejected k and m");
         assertFails(Cli.runThreads(null, "ec", "encode"), 2, "FILE");
         assertFails(Cli.runThreads(null, "ec", "frobnicate"), 2, "frobnicate");
         assertFails(Cli.runThreads(null, "demo", "--size", "lots"), 2, "not a size");

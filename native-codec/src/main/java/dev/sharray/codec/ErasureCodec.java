@@ -107,7 +107,8 @@ public final class ErasureCodec {
      * @return a builder defaulting to {@link Matrix#VANDERMONDE} and {@link Backend#AUTO}
      */
     public static Builder builder(int dataShards, int parityShards) {
-        if (dataShards < 1 || parityShards < 1 || dataShards + parityShards > MAX_SHARDS) {
+        // parityShards > MAX - dataShards, not dataShards + parityShards > MAX: the sum can overflow to negative
+        if (dataShards < 1 || parityShards < 1 || parityShards > MAX_SHARDS - dataShards) {
             throw new IllegalArgumentException("need dataShards >= 1, parityShards >= 1 and dataShards + "
                 + "parityShards <= " + MAX_SHARDS + ", got " + dataShards + " + " + parityShards);
         }

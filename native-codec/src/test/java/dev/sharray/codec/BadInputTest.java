@@ -38,6 +38,13 @@ class BadInputTest {
             + " <= 256, got 4 + 0", () -> ErasureCodec.create(4, 0));
         fails(IllegalArgumentException.class, "need dataShards >= 1, parityShards >= 1 and dataShards + parityShards"
             + " <= 256, got 200 + 57", () -> ErasureCodec.create(200, 57));
+        // k + m overflows int: the sum is negative, yet the stripe is far wider than 256
+        fails(IllegalArgumentException.class, "need dataShards >= 1, parityShards >= 1 and dataShards + parityShards"
+            + " <= 256, got 2147483647 + 1", () -> ErasureCodec.create(Integer.MAX_VALUE, 1));
+        fails(IllegalArgumentException.class, "need dataShards >= 1, parityShards >= 1 and dataShards + parityShards"
+            + " <= 256, got 1073741824 + 1073741824", () -> ErasureCodec.builder(1 << 30, 1 << 30));
+        fails(IllegalArgumentException.class, "need dataShards >= 1, parityShards >= 1 and dataShards + parityShards"
+            + " <= 256, got 10 + 2147483647", () -> ErasureCodec.create(10, Integer.MAX_VALUE));
         fails(IllegalArgumentException.class, "expected 6 shards (4 data + 2 parity), got 5",
             () -> codec.encode(new byte[5][10]));
         fails(IllegalArgumentException.class, "expected 6 shards (4 data + 2 parity), got 7",

@@ -49,7 +49,7 @@ public final class EcEncodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (k < 1 || m < 1 || k + m > ErasureCodec.MAX_SHARDS) {
+        if (k < 1 || m < 1 || m > ErasureCodec.MAX_SHARDS - k) { // not k + m > MAX: the sum can overflow
             throw new ParameterException(spec.commandLine(),
                 "need k >= 1, m >= 1 and k + m <= " + ErasureCodec.MAX_SHARDS + ", got k=" + k + " m=" + m);
         }
