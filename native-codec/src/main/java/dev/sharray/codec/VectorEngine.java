@@ -36,8 +36,10 @@ final class VectorEngine implements Engine {
     @Override
     public void dot(Tables t, byte[][] src, byte[][] dst, int off, int len, boolean acc) {
         VectorTables vt = (VectorTables) t;
-        for (int from = off, end = off + len; from < end; from += BLOCK) {
-            int to = Math.min(end, from + BLOCK);
+        // to = from + min(BLOCK, end - from), never from + BLOCK: within 16 KiB of Integer.MAX_VALUE that sum
+        // overflows, which skipped the last block and then indexed the arrays at a negative position
+        for (int from = off, end = off + len, to; from < end; from = to) {
+            to = from + Math.min(BLOCK, end - from);
             int p = 0;
             for (; p + 4 <= t.rows; p += 4) {
                 dot4(vt, p, src, dst[p], dst[p + 1], dst[p + 2], dst[p + 3], from, to, acc);

@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sharray.ChildJvm;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -104,6 +107,52 @@ class BackendAgreementTest {
                     assertEquals(expected, s[p][i], codec + " parity " + p + " byte " + i);
                 }
             }
+        }
+    }
+
+    /**
+     * Child side of {@link #heapShardsAtTheIntLimitCodeOnEveryBackend}: each engine multiplies the last 100 bytes
+     * of an array of the largest length a JVM allocates by 2, in place (one array keeps the child at 2 GiB; a
+     * codec call would need two). Prints each outcome: the bytes from {@code len - 101}, or the exception.
+     */
+    public static final class AtTheIntLimit {
+        public static void main(String[] args) {
+            int len = Integer.MAX_VALUE - 8;
+            byte[] shard = new byte[len];
+            for (Backend backend : new Backend[] {Backend.JAVA, Backend.NATIVE}) {
+                for (int i = 0; i < 100; i++) {
+                    shard[len - 100 + i] = (byte) (i + 1);
+                }
+                Engine engine = Engines.select(backend, null);
+                String outcome;
+                try {
+                    engine.dot(engine.prepare(new int[][] {{2}}), new byte[][] {shard}, new byte[][] {shard},
+                        len - 100, 100, false);
+                    outcome = Arrays.toString(Arrays.copyOfRange(shard, len - 101, len));
+                } catch (RuntimeException e) {
+                    outcome = e.toString();
+                }
+                System.out.println(backend + " " + outcome);
+            }
+        }
+    }
+
+    /**
+     * Shards within 16 KiB of the int limit: the JAVA backend's block loop once computed {@code from + 16 KiB}
+     * past Integer.MAX_VALUE, skipped the last block and threw IndexOutOfBoundsException on the wrapped index
+     * (from {@code encode(byte[][], offset, length)}, {@code reconstruct}, {@code update} alike). A 2 GiB array
+     * needs its own JVM.
+     */
+    @Test
+    void heapShardsAtTheIntLimitCodeOnEveryBackend() throws Exception {
+        byte[] expected = new byte[101]; // byte len - 101 is outside the range: untouched
+        for (int i = 0; i < 100; i++) {
+            expected[i + 1] = (byte) Galois.mul(2, i + 1);
+        }
+        try (ChildJvm child = ChildJvm.start(AtTheIntLimit.class, List.of("-Xmx3g", "-XX:NewRatio=8"))) {
+            assertEquals(Arrays.toString(expected), child.expect("JAVA "));
+            assertEquals(Arrays.toString(expected), child.expect("NATIVE "));
+            assertEquals(0, child.finish());
         }
     }
 }
