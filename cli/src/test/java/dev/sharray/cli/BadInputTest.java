@@ -113,6 +113,30 @@ class BadInputTest {
 
     @Test
     @org.junit.jupiter.api.Timeout(120)
+    void forceNeverReplacesAFifoOrADeviceNode() throws Exception {
+        Path shards = encode("shards");
+        Path fifo = dir.resolve("fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Path link = Files.createSymbolicLink(dir.resolve("link"), fifo); // as /dev/stdout links to the terminal
+        for (Path out : List.of(fifo, link)) {
+            assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString(), "--force"), 1,
+                "output is not a regular file: " + out);
+            assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1,
+                "output is not a regular file: " + out);
+        }
+        assertTrue(Files.isSymbolicLink(link), "the link was replaced by a regular file");
+        assertTrue(Files.exists(fifo) && !Files.isRegularFile(fifo) && !Files.isDirectory(fifo), "the FIFO was replaced");
+        assertEquals(List.of(".", "fifo", "input.bin", "link", "shards"), names(dir), "no partial output left");
+    }
+
+    private static List<String> names(Path folder) throws Exception {
+        try (Stream<Path> s = Files.list(folder)) {
+            return Stream.concat(Stream.of("."), s.map(p -> p.getFileName().toString())).sorted().toList();
+        }
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(120)
     void aFifoOrAnOddlyNamedCopyIsNotAShard() throws Exception {
         Path shards = encode("odd");
         Path two = EcEndToEndTest.shard(shards, 2);

@@ -52,11 +52,18 @@ public final class Inputs {
     /**
      * @param output a file about to be written
      * @param force  whether an existing file may be replaced
-     * @throws CliException when it is a directory, exists without force, or its folder is missing
+     * @throws CliException when it is a directory or another non-regular file (a FIFO, a device, a link to one),
+     *                      exists without force, or its folder is missing
      */
     public static void requireWritableOutput(Path output, boolean force) {
         if (Files.isDirectory(output)) {
             throw new CliException("output is a directory: " + output);
+        }
+        // The output is renamed into place: with --force, /dev/null or a FIFO would be replaced by a regular file
+        // (as root, /dev/null itself), never written to. Only a regular file (or a link to one) is replaced.
+        if (Files.exists(output) && !Files.isRegularFile(output)) {
+            throw new CliException("output is not a regular file: " + output
+                + " (a FIFO, device or socket is never replaced; write to a file)");
         }
         if (Files.exists(output) && !force) {
             throw new CliException("output exists: " + output + " (use --force to overwrite)");
