@@ -242,6 +242,10 @@ class BadInputTest {
             assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-o", shards.toString()), 1,
                 "No space left on device");
             assertFalse(Files.exists(shards), "the shard directory it created is removed");
+            Path deep = mnt.resolve("a").resolve("b").resolve("shards");
+            assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-o", deep.toString()), 1,
+                "No space left on device");
+            assertFalse(Files.exists(mnt.resolve("a")), "the parent directories it created are removed too");
             Files.createDirectory(shards);
             assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-o", shards.toString()), 1,
                 "No space left on device");

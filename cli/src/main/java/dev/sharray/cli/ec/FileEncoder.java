@@ -16,6 +16,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -61,7 +62,7 @@ public final class FileEncoder {
         Inputs.requireReadableFile(input);
         Inputs.requireNotAShard(input, outDir); // encoding would replace (or remove) its own input
         ErasureCodec.builder(k, m).matrix(matrix); // validates k and m before anything is written
-        boolean createdDir = prepareDir(outDir, force);
+        List<Path> createdDirs = prepareDir(outDir, force);
         // the input is valid: worker start-up (~0.3 s) now overlaps staging the outputs and copying the data
         compute.startEarly(worker -> WindowCoder.warmUp(k, m, matrix));
         int n = k + m;
@@ -104,12 +105,8 @@ public final class FileEncoder {
         } catch (IOException | TaskFailedException e) {
             throw new CliException("cannot encode " + input + " into " + outDir + ": " + Io.reason(e), e);
         } finally {
-            if (!done && createdDir) {
-                try {
-                    Files.deleteIfExists(outDir);
-                } catch (IOException ignored) {
-                    // not empty or gone: leave it
-                }
+            if (!done) {
+                removeCreated(createdDirs);
             }
         }
     }
@@ -189,7 +186,12 @@ public final class FileEncoder {
         return null;
     }
 
-    private static boolean prepareDir(Path dir, boolean force) {
+    /**
+     * Checks the output directory and creates it (with its missing parents) if needed.
+     *
+     * @return the directories this call created, outermost first; empty when {@code dir} existed
+     */
+    private static List<Path> prepareDir(Path dir, boolean force) {
         if (Files.exists(dir) && !Files.isDirectory(dir)) {
             throw new CliException("output is not a directory: " + dir);
         }
@@ -197,13 +199,30 @@ public final class FileEncoder {
             if (!force && hasShards(dir)) {
                 throw new CliException("output directory already holds shard files: " + dir + " (use --force to replace them)");
             }
-            return false;
+            return List.of();
+        }
+        // createDirectories makes every missing parent too: remember them all, so a failure removes them all
+        List<Path> missing = new ArrayList<>();
+        for (Path p = dir.toAbsolutePath(); p != null && !Files.exists(p); p = p.getParent()) {
+            missing.add(0, p);
         }
         try {
             Files.createDirectories(dir);
-            return true;
+            return missing;
         } catch (IOException e) {
+            removeCreated(missing); // it may have made some parents before failing
             throw new CliException("cannot create output directory " + dir + ": " + Io.reason(e), e);
+        }
+    }
+
+    /** After a failure: removes the directories {@link #prepareDir} created, innermost first, while they are empty. */
+    private static void removeCreated(List<Path> created) {
+        for (int i = created.size() - 1; i >= 0; i--) {
+            try {
+                Files.deleteIfExists(created.get(i));
+            } catch (IOException e) {
+                return; // not empty (something else was put there): leave it and its parents
+            }
         }
     }
 
