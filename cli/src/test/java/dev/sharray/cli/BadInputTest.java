@@ -127,6 +127,11 @@ class BadInputTest {
         assertTrue(Files.isSymbolicLink(link), "the link was replaced by a regular file");
         assertTrue(Files.exists(fifo) && !Files.isRegularFile(fifo) && !Files.isDirectory(fifo), "the FIFO was replaced");
         assertEquals(List.of(".", "fifo", "input.bin", "link", "shards"), names(dir), "no partial output left");
+        // a dangling link is an existing entry too: replaced only with --force
+        Path dangling = Files.createSymbolicLink(dir.resolve("dangling"), dir.resolve("nowhere"));
+        assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", dangling.toString()), 1,
+            "output exists: " + dangling);
+        assertTrue(Files.isSymbolicLink(dangling), "the dangling link was replaced without --force");
     }
 
     private static List<String> names(Path folder) throws Exception {

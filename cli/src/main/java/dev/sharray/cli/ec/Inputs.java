@@ -65,7 +65,8 @@ public final class Inputs {
             throw new CliException("output is not a regular file: " + output
                 + " (a FIFO, device or socket is never replaced; write to a file)");
         }
-        if (Files.exists(output) && !force) {
+        // a dangling symbolic link does not "exist" (exists() follows it), but it is an entry the rename replaces
+        if ((Files.exists(output) || Files.isSymbolicLink(output)) && !force) {
             throw new CliException("output exists: " + output + " (use --force to overwrite)");
         }
         Path parent = output.toAbsolutePath().getParent();
