@@ -40,7 +40,8 @@ final class Buffers {
         return base(b) + b.position();
     }
 
-    private static long base(ByteBuffer b) {
+    /** Address of the buffer's first byte (index 0, not its position); the buffer must be direct. */
+    static long base(ByteBuffer b) {
         if (ADDRESS != null) {
             try {
                 return (long) ADDRESS.invokeExact(b);

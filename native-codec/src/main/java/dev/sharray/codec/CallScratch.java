@@ -13,6 +13,8 @@ final class CallScratch {
     final byte[][] dst = new byte[ErasureCodec.MAX_SHARDS][];
     final long[] srcAddr = new long[ErasureCodec.MAX_SHARDS];
     final long[] dstAddr = new long[ErasureCodec.MAX_SHARDS];
+    /** Each direct buffer shard's address, as {@link Checks#buffers} read it. */
+    final long[] shardAddr = new long[ErasureCodec.MAX_SHARDS];
     final boolean[] writable = new boolean[ErasureCodec.MAX_SHARDS];
     final PatternKey probe = new PatternKey();
 

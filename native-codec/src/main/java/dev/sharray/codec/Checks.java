@@ -60,8 +60,14 @@ final class Checks {
         return len;
     }
 
-    /** Every buffer direct with the same non-zero remaining(); {@code writable[i]} ones not read-only. */
-    int buffers(ByteBuffer[] shards, boolean[] writable) {
+    /**
+     * Every buffer direct with the same non-zero remaining(); {@code writable[i]} ones not read-only; written
+     * ones overlapping no other. Each buffer's position and limit are read once, here, and
+     * {@code addresses[i]} gets the address of that position: the kernels use these and never the buffers'
+     * fields again, so another thread moving a position during the call changes which bytes are coded but
+     * cannot make C reach outside a buffer.
+     */
+    int buffers(ByteBuffer[] shards, boolean[] writable, long[] addresses) {
         count(shards);
         int len = -1;
         for (int i = 0; i < n; i++) {
@@ -75,11 +81,18 @@ final class Checks {
             if (writable[i] && b.isReadOnly()) {
                 throw new IllegalArgumentException("shard " + i + " is read-only but must be written");
             }
-            len = sameLength(i, b.remaining(), len, " bytes remaining");
+            final int position = b.position();
+            final int remaining = b.limit() - position; // negative only when another thread moved them meanwhile
+            if (remaining < 0) {
+                throw new IllegalArgumentException("shard " + i + " changed while it was checked (position past "
+                    + "limit): no other thread may move a shard's position or limit during a call");
+            }
+            len = sameLength(i, remaining, len, " bytes remaining");
+            addresses[i] = Buffers.base(b) + position;
         }
         for (int w = 0; w < n; w++) {
             if (writable[w]) {
-                disjoint(w, Buffers.address(shards[w]), len, shards, w);
+                disjoint(w, addresses[w], len, addresses, w);
             }
         }
         return len;
@@ -89,16 +102,17 @@ final class Checks {
      * A shard the call writes must not share memory with any other shard: the kernels would read what they
      * have just written (or zero a source before reading it) and corrupt data without an error.
      *
-     * @param what    the written range's name in messages (a shard index, or -1 for newData)
-     * @param skip    the index not to compare with (the range's own shard), or -1
+     * @param what      the written range's name in messages (a shard index, or -1 for newData)
+     * @param addresses the shards' addresses from {@link #buffers}, each {@code length} bytes long
+     * @param skip      the index not to compare with (the range's own shard), or -1
      */
-    void disjoint(int what, long address, long length, ByteBuffer[] shards, int skip) {
+    void disjoint(int what, long address, long length, long[] addresses, int skip) {
         for (int j = 0; j < n; j++) {
             if (j == skip) {
                 continue;
             }
-            long other = Buffers.address(shards[j]);
-            if (address < other + shards[j].remaining() && other < address + length) {
+            long other = addresses[j];
+            if (address < other + length && other < address + length) {
                 throw new IllegalArgumentException((what < 0 ? "newData" : "shard " + what)
                     + " overlaps shard " + j + " in memory; shards that are written must not overlap any other");
             }

@@ -58,6 +58,8 @@ public final class ErasureCodec {
     private final boolean[] readOnlyFlags;
     private final ConcurrentHashMap<PatternKey, DecodePlan> plans = new ConcurrentHashMap<>();
     private final int maxCachedPlans;
+    /** Test hook (null in use): runs after direct buffer shards are checked, before they are coded. */
+    private volatile Runnable afterBuffersChecked;
 
     private ErasureCodec(int k, int m, Matrix matrix, Engine engine) {
         this.k = k;
@@ -315,14 +317,11 @@ public final class ErasureCodec {
      */
     public void encode(ByteBuffer[] shards) {
         shards = snapshot(shards);
-        long len = checks.buffers(shards, parityFlags);
         CallScratch c = CallScratch.get();
-        for (int i = 0; i < k; i++) {
-            c.srcAddr[i] = Buffers.address(shards[i]);
-        }
-        for (int p = 0; p < m; p++) {
-            c.dstAddr[p] = Buffers.address(shards[k + p]);
-        }
+        long len = checks.buffers(shards, parityFlags, c.shardAddr);
+        runHook(afterBuffersChecked);
+        System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
+        System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
         engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
         Reference.reachabilityFence(shards);
     }
@@ -335,14 +334,11 @@ public final class ErasureCodec {
      */
     public boolean verify(ByteBuffer[] shards) {
         shards = snapshot(shards);
-        long len = checks.buffers(shards, readOnlyFlags);
         CallScratch c = CallScratch.get();
-        for (int i = 0; i < k; i++) {
-            c.srcAddr[i] = Buffers.address(shards[i]);
-        }
-        for (int p = 0; p < m; p++) {
-            c.dstAddr[p] = Buffers.address(shards[k + p]);
-        }
+        long len = checks.buffers(shards, readOnlyFlags, c.shardAddr);
+        runHook(afterBuffersChecked);
+        System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
+        System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
         boolean ok = engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
         Reference.reachabilityFence(shards);
         return ok;
@@ -388,22 +384,25 @@ public final class ErasureCodec {
         Arrays.fill(w, false);
         System.arraycopy(parityFlags, 0, w, 0, n);
         w[dataIndex] = true;
-        long len = checks.buffers(shards, w);
+        long len = checks.buffers(shards, w, cs.shardAddr);
         if (newData == null) {
             throw new NullPointerException("newData must not be null");
         }
         if (!newData.isDirect()) {
             throw new IllegalArgumentException("newData is not a direct ByteBuffer");
         }
-        Checks.newDataLength(newData.remaining(), len);
-        checks.disjoint(-1, Buffers.address(newData), len, shards, -1);
-        for (int p = 0; p < m; p++) {
-            cs.dstAddr[p] = Buffers.address(shards[k + p]);
-        }
-        cs.srcAddr[0] = Buffers.address(shards[dataIndex]);
-        cs.srcAddr[1] = Buffers.address(newData);
+        final int newPosition = newData.position(); // read once, as checks.buffers reads the shards'
+        Checks.newDataLength(newData.limit() - newPosition, len);
+        final long newAddress = Buffers.base(newData) + newPosition;
+        checks.disjoint(-1, newAddress, len, cs.shardAddr, -1);
+        runHook(afterBuffersChecked);
+        System.arraycopy(cs.shardAddr, k, cs.dstAddr, 0, m);
+        cs.srcAddr[0] = cs.shardAddr[dataIndex];
+        cs.srcAddr[1] = newAddress;
         engine.dot(columnPairTables[dataIndex], cs.srcAddr, cs.dstAddr, len, true); // one pass: col * (old ^ new)
-        shards[dataIndex].duplicate().put(newData.duplicate());
+        // the data itself, by the same positions as the parity patch (bounds-checked Java, whatever moved since)
+        final int dataPosition = (int) (cs.shardAddr[dataIndex] - Buffers.base(shards[dataIndex]));
+        shards[dataIndex].put(dataPosition, newData, newPosition, (int) len);
         Reference.reachabilityFence(shards);
         Reference.reachabilityFence(newData);
     }
@@ -416,20 +415,32 @@ public final class ErasureCodec {
         for (int i = 0; i < n; i++) {
             c.writable[i] = !present[i] && (!dataOnly || i < k); // data-only never writes missing parity
         }
-        long len = checks.buffers(shards, c.writable);
+        long len = checks.buffers(shards, c.writable, c.shardAddr);
         DecodePlan plan = plan(present);
         int count = dataOnly ? plan.missingData : plan.missing.length;
         if (count == 0) {
             return;
         }
+        runHook(afterBuffersChecked);
         for (int j = 0; j < k; j++) {
-            c.srcAddr[j] = Buffers.address(shards[plan.survivors[j]]);
+            c.srcAddr[j] = c.shardAddr[plan.survivors[j]];
         }
         for (int r = 0; r < count; r++) {
-            c.dstAddr[r] = Buffers.address(shards[plan.missing[r]]);
+            c.dstAddr[r] = c.shardAddr[plan.missing[r]];
         }
         engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
         Reference.reachabilityFence(shards);
+    }
+
+    /** Test hook: sets what runs between checking direct buffer shards and coding them (null: nothing). */
+    void afterBuffersChecked(Runnable hook) {
+        afterBuffersChecked = hook;
+    }
+
+    private static void runHook(Runnable hook) {
+        if (hook != null) {
+            hook.run();
+        }
     }
 
     /**

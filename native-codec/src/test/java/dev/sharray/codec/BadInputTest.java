@@ -1,11 +1,14 @@
 package dev.sharray.codec;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sharray.DType;
 import dev.sharray.SharedArray;
 import java.nio.ByteBuffer;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -231,6 +234,74 @@ class BadInputTest {
             view.release();
             coder.join(30_000);
             assertEquals(false, coder.isAlive());
+        }
+    }
+    /**
+     * Another thread moving a shard's position between the checks and the kernels must not move what the
+     * kernels read or write: they code the bytes the checks saw. Here each shard holds two halves and the hook
+     * moves every position to the second half; before, encode coded (and wrote) the second halves, and with a
+     * buffer of exactly the shard length it would have read and written past its end.
+     */
+    @Test
+    void aPositionMovedDuringACallDoesNotMoveWhatTheKernelsTouch() {
+        final int len = 4096;
+        for (ErasureCodec rs : Codecs.all(4, 2, Matrix.VANDERMONDE)) {
+            byte[][] expected = Codecs.randomStripe(new Random(5), 4, 2, len);
+            ErasureCodec.create(4, 2).encode(expected);
+            ByteBuffer[] shards = new ByteBuffer[6];
+            for (int i = 0; i < 6; i++) {
+                shards[i] = ByteBuffer.allocateDirect(2 * len);
+                shards[i].put(0, i < 4 ? expected[i] : new byte[len]).put(len, new byte[len]).limit(len);
+            }
+            rs.afterBuffersChecked(() -> {
+                for (ByteBuffer b : shards) {
+                    b.limit(2 * len).position(len);
+                }
+            });
+            rs.encode(shards);
+            for (int p = 4; p < 6; p++) {
+                byte[] first = new byte[len];
+                shards[p].get(0, first);
+                assertArrayEquals(expected[p], first, rs.backend() + ": parity of the checked halves");
+                shards[p].clear().limit(len);
+            }
+            for (ByteBuffer b : shards) {
+                b.clear().limit(len);
+            }
+            assertTrue(rs.verify(shards), rs.backend() + ": verify reads the checked halves");
+            boolean[] present = {false, true, true, true, true, false};
+            shards[0].put(0, new byte[len]);
+            shards[5].put(0, new byte[len]);
+            for (ByteBuffer b : shards) {
+                b.clear().limit(len);
+            }
+            rs.reconstruct(shards, present);
+            for (int i : new int[] {0, 5}) {
+                byte[] first = new byte[len];
+                shards[i].get(0, first);
+                assertArrayEquals(expected[i], first, rs.backend() + ": rebuilt shard " + i);
+            }
+            byte[] newData = new byte[len];
+            new Random(6).nextBytes(newData);
+            ByteBuffer fresh = ByteBuffer.allocateDirect(2 * len).put(0, newData).limit(len);
+            for (ByteBuffer b : shards) {
+                b.clear().limit(len);
+            }
+            rs.afterBuffersChecked(() -> {
+                for (ByteBuffer b : shards) {
+                    b.limit(2 * len).position(len);
+                }
+                fresh.limit(2 * len).position(len);
+            });
+            rs.update(shards, 2, fresh);
+            expected[2] = newData;
+            ErasureCodec.create(4, 2).encode(expected);
+            for (int i = 0; i < 6; i++) {
+                byte[] first = new byte[len];
+                shards[i].get(0, first);
+                assertArrayEquals(expected[i], first, rs.backend() + ": shard " + i + " after update");
+            }
+            rs.afterBuffersChecked(null);
         }
     }
 }
