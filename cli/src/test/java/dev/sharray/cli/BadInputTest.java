@@ -62,6 +62,11 @@ class BadInputTest {
         assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "1073741824", "-m", "1073741824", "-o",
             huge.toString()), 2, "k + m <= 256");
         assertFalse(Files.exists(huge), "nothing is written for a rejected k and m");
+        // a pseudo-file reports size 0 but has content: before, it "encoded" into an empty set (exit 0)
+        Path pseudo = dir.resolve("pseudo");
+        assertFails(Cli.runThreads(null, "ec", "encode", "/proc/self/status", "-o", pseudo.toString()), 1,
+            "reports a size of 0 but has content");
+        assertFalse(Files.exists(pseudo), "no shard directory is left for a refused input");
         assertFails(Cli.runThreads(null, "ec", "encode"), 2, "FILE");
         assertFails(Cli.runThreads(null, "ec", "frobnicate"), 2, "frobnicate");
         assertFails(Cli.runThreads(null, "demo", "--size", "lots"), 2, "not a size");

@@ -11,6 +11,7 @@ import dev.sharray.cli.Ui;
 import dev.sharray.codec.ErasureCodec;
 import dev.sharray.codec.Matrix;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -69,6 +70,11 @@ public final class FileEncoder {
         boolean done = false;
         try (FileChannel in = FileChannel.open(input, StandardOpenOption.READ); StagedFiles staged = new StagedFiles()) {
             long length = in.size();
+            if (length == 0 && in.read(ByteBuffer.allocate(1), 0) > 0) {
+                // /proc and /sys files report size 0 and yet hold bytes: encoding would keep none of them
+                throw new CliException("cannot encode " + input + ": it reports a size of 0 but has content (a /proc "
+                    + "or /sys pseudo-file?); copy it to a regular file and encode that");
+            }
             long shardLen = length == 0 ? 0 : (length + k - 1) / k;
             long setId = ThreadLocalRandom.current().nextLong(); // tells sets apart; not a secret
             ShardHeader proto = new ShardHeader(ShardHeader.VERSION, k, m, matrix, 0, shardLen, length, setId, 0);
