@@ -173,19 +173,7 @@ final class ArrayCodec {
         if (shape.length == 0) {
             // HeapArray.of(data) without a shape means 1-D: a 0-d array (one element) must keep its shape ()
             final HeapArray scalar = HeapArray.zeros(dtype);
-            if (data instanceof double[]) {
-                scalar.copyFrom((double[]) data);
-            } else if (data instanceof float[]) {
-                scalar.copyFrom((float[]) data);
-            } else if (data instanceof long[]) {
-                scalar.copyFrom((long[]) data);
-            } else if (data instanceof int[]) {
-                scalar.copyFrom((int[]) data);
-            } else if (data instanceof short[]) {
-                scalar.copyFrom((short[]) data);
-            } else {
-                scalar.copyFrom((byte[]) data);
-            }
+            PrimitiveArrays.copyInto(scalar, data);
             return scalar;
         }
         if (data instanceof double[]) {

@@ -1,5 +1,6 @@
 package dev.sharray.reducers;
 
+import dev.sharray.NdArray;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.UnsafeApi;
@@ -18,6 +19,26 @@ final class PrimitiveArrays {
     private static final long DOUBLE_BASE = UnsafeApi.arrayBaseOffset(double[].class);
 
     private PrimitiveArrays() {
+    }
+
+    /**
+     * Copies a double, float, long, int, short or byte array (the element types an array can hold) into
+     * {@code dst}, whose size must be the array's length.
+     */
+    static void copyInto(NdArray dst, Object data) {
+        if (data instanceof double[]) {
+            dst.copyFrom((double[]) data);
+        } else if (data instanceof float[]) {
+            dst.copyFrom((float[]) data);
+        } else if (data instanceof long[]) {
+            dst.copyFrom((long[]) data);
+        } else if (data instanceof int[]) {
+            dst.copyFrom((int[]) data);
+        } else if (data instanceof short[]) {
+            dst.copyFrom((short[]) data);
+        } else {
+            dst.copyFrom((byte[]) data);
+        }
     }
 
     /** @return the array tag for a primitive array, or -1 when {@code o} is not one */

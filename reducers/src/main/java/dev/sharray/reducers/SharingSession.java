@@ -108,19 +108,7 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
         }
         try {
             // copyFrom populates a big fresh copy's pages before it writes them
-            if (data instanceof double[]) {
-                s.copyFrom((double[]) data);
-            } else if (data instanceof float[]) {
-                s.copyFrom((float[]) data);
-            } else if (data instanceof long[]) {
-                s.copyFrom((long[]) data);
-            } else if (data instanceof int[]) {
-                s.copyFrom((int[]) data);
-            } else if (data instanceof short[]) {
-                s.copyFrom((short[]) data);
-            } else {
-                s.copyFrom((byte[]) data);
-            }
+            PrimitiveArrays.copyInto(s, data);
             return s;
         } catch (RuntimeException e) {
             s.release();
