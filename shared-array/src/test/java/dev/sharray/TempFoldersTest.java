@@ -82,18 +82,27 @@ class TempFoldersTest {
         assertEquals(List.of(), list(elsewhere), "nothing was created through the link");
     }
 
+    /** A root holding this user's sharray-&lt;user&gt; folder; giving it to another uid later needs root. */
+    private Path userFolderUnder(String rootName) throws Exception {
+        assertEquals(0, myUid(), "giving a folder to another uid needs root (CI runs as root, as the disk-full tests do)");
+        Path root = Files.createDirectory(temp.resolve(rootName));
+        return Files.createDirectory(root.resolve(TempFolders.userFolderName()));
+    }
+
+    private static int myUid() throws Exception {
+        return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+    }
+
     @Test
     void anotherUsersFolderIsRefused() throws Exception {
-        assertEquals(0, (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"),
-            "giving a folder to another uid needs root (CI runs as root, as the disk-full tests do)");
-        Path root = Files.createDirectory(temp.resolve("root-owner"));
-        Path userDir = Files.createDirectory(root.resolve(TempFolders.userFolderName()));
+        Path userDir = userFolderUnder("root-owner");
+        Path root = userDir.getParent();
         Files.setAttribute(userDir, "unix:uid", 4321);
         UncheckedIOException e = assertThrows(UncheckedIOException.class,
             () -> SharedArray.builder(DType.FLOAT64, 4).folder(root).create());
         assertTrue(e.getMessage().contains("belongs to uid 4321"), e.getMessage());
         assertEquals(List.of(), list(userDir), "nothing was created in the other user's folder");
-        Files.setAttribute(userDir, "unix:uid", (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+        Files.setAttribute(userDir, "unix:uid", myUid());
         try (SharedArray ok = SharedArray.builder(DType.FLOAT64, 4).folder(root).create()) {
             assertTrue(ok.path().startsWith(userDir.toRealPath()), ok.path().toString());
         }
@@ -101,11 +110,8 @@ class TempFoldersTest {
 
     @Test
     void aDescriptorIntoAnotherUsersSharrayFolderIsRefusedBeforeMapping() throws Exception {
-        assertEquals(0, (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"),
-            "giving a folder to another uid needs root (CI runs as root, as the disk-full tests do)");
         // the layout of a sharray folder (.../sharray-<user>/<owner>/<name>.npy), planted by someone else
-        Path root = Files.createDirectory(temp.resolve("planted"));
-        Path userDir = Files.createDirectory(root.resolve(TempFolders.userFolderName()));
+        Path userDir = userFolderUnder("planted");
         Path owner = Files.createDirectory(userDir.resolve("host-1-t1-0000abcd"));
         Path file = owner.resolve("a1-deadbeef.npy");
         byte[] header = NpyHeader.encode(DType.FLOAT64, new long[] {4});
@@ -120,7 +126,7 @@ class TempFoldersTest {
         Path real = file.toRealPath();
         assertTrue(Segments.snapshot().stream().noneMatch(s -> s.dataPath.equals(real)), "nothing was mapped");
         // the same folder owned by this user is a sharray folder like any other
-        Files.setAttribute(userDir, "unix:uid", (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+        Files.setAttribute(userDir, "unix:uid", myUid());
         try (SharedArray a = SharedArray.open(d)) {
             assertEquals(4, a.size());
         }
