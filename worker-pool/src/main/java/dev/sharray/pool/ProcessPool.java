@@ -57,8 +57,11 @@ import java.util.function.IntPredicate;
  * pool of a configuration leaves a low-priority {@code java -Xshare:dump} running for about a second after
  * {@code close()} to write it. {@code -Dsharray.pool.cds=false} turns archives off.
  *
- * <p>Thread-safe. Callbacks attached to task futures may run on the pool's result thread: keep them
- * short and non-blocking, or use the {@code *Async} variants.
+ * <p>Thread-safe. Callbacks attached to task futures may run on the pool's result thread (the failure of a
+ * task whose worker died too): keep them short and non-blocking, or use the {@code *Async} variants. One
+ * there may still call the pool and wait for the futures it returns ({@code map}, {@code submit(..).join()}):
+ * the thread reads answers while it waits. Waiting there on any other future, such as a dependent stage,
+ * stops the pool's results until it ends.
  */
 public final class ProcessPool implements AutoCloseable {
     private static final int RUNNING = 0;
@@ -118,7 +121,10 @@ public final class ProcessPool implements AutoCloseable {
     private volatile Runnable afterExitTookTask;
     /** Test hook (null in use): runs when a task has timed out, before its worker is killed (pump lock held). */
     private volatile Runnable beforeTimeoutKill;
-    /** Answered tasks found by the current pump, completed after the pump lock is released. */
+    /**
+     * Answered tasks found by the current pump, completed after the pump lock is released; and tasks settled by a
+     * worker's exit, completed by the next pump.
+     */
     private Task doneHead;
 
     private ProcessPool(Config config) {
@@ -763,6 +769,24 @@ public final class ProcessPool implements AutoCloseable {
      * task of a call whose tasks are measured long (the polling would only take a core from the workers).
      */
     void helpUntilDone(TaskFuture<?> f) {
+        helpUntilDone(f, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #helpUntilDone(TaskFuture)}; on the result thread (a callback attached to a task's future waits
+     * for another task: a follow-up map, a retry), polls until the task is done or {@code timeoutNanos} have
+     * passed. That thread reads the answers: were it to block, nothing would complete the task it waits for.
+     */
+    void helpUntilDone(TaskFuture<?> f, long timeoutNanos) {
+        if (results.isCurrentThread()) {
+            final long start = System.nanoTime();
+            while (!f.isDone() && System.nanoTime() - start < timeoutNanos) {
+                if (tryPump() == 0) {
+                    LockSupport.parkNanos(200_000); // as close() drains: no doorbell to sleep on here
+                }
+            }
+            return;
+        }
         if (f.expectsLongWait()) {
             return;
         }
@@ -1027,9 +1051,12 @@ public final class ProcessPool implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------- faults
 
-    /** A worker process ended: settle its task, unmap its rings, start a replacement if needed. */
+    /**
+     * A worker process ended: settle its task, unmap its rings, start a replacement if needed. The tasks it settles
+     * are completed by the next pump (the result thread, or a caller polling), not here: their callbacks may wait
+     * for new tasks, which on a pool whose last worker this was need the replacement this thread starts after.
+     */
     private void onWorkerExit(Worker w) {
-        final Task done;
         Task lost;
         pumpLock.lock();
         try {
@@ -1056,7 +1083,6 @@ public final class ProcessPool implements AutoCloseable {
                     lost = null;
                 }
             }
-            done = takeDone();
             runHook(afterExitTookTask);
         } finally {
             pumpLock.unlock();
@@ -1067,13 +1093,24 @@ public final class ProcessPool implements AutoCloseable {
         }
         dispatch();
         starter.exited(w);
-        if (done != null) {
-            finishAll(done);
-        }
         if (lost != null) {
             w.stderr.awaitEnd(1000);
             lost.error = new WorkerCrashedException(w.id, w.pid, w.exitCode(), w.stderr.tail());
-            finish(lost);
+            pumpLock.lock();
+            try {
+                pushDone(lost); // after the answers read above: completed in arrival order
+            } finally {
+                pumpLock.unlock();
+            }
+        }
+        if (state.get() == CLOSED) {
+            // stop() may have finished its list already, and the result thread ended
+            final Task left = takeDoneLocked();
+            if (left != null) {
+                finishAll(left);
+            }
+        } else {
+            results.tasksSettled();
         }
         final int s = state.get();
         if (s == RUNNING || (s == CLOSING && inFlight.get() > 0)) {

@@ -98,6 +98,11 @@ final class ResultThread {
         thread.start();
     }
 
+    /** @return whether the caller is this thread (running a callback of a future it completed) */
+    boolean isCurrentThread() {
+        return Thread.currentThread() == thread;
+    }
+
     /** A task was queued on a pool that had none in flight: a parked thread starts polling again. */
     void taskQueuedOnIdlePool() {
         if (deepParked) {
@@ -121,6 +126,15 @@ final class ResultThread {
             if (bell != null) {
                 bell.wakeup();
             }
+        }
+    }
+
+    /** Tasks were settled off the pumps (a worker's exit) and wait for the next one: a sleeping thread wakes. */
+    void tasksSettled() {
+        LockSupport.unpark(thread);
+        final ResultDoorbell bell = doorbell;
+        if (bell != null) {
+            bell.wakeup();
         }
     }
 

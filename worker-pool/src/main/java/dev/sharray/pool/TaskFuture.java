@@ -9,8 +9,9 @@ import java.util.concurrent.TimeoutException;
  * The future of a pool task. Waiting on it first helps: the waiting thread polls the result rings
  * itself for a few tens of microseconds (tiny tasks come back in a few microseconds, and a
  * thread hand-off would cost more than the task), then blocks as usual. A task of a map call measured
- * to run longer than that is waited for by blocking at once. Dependent stages are plain
- * {@link CompletableFuture}s.
+ * to run longer than that is waited for by blocking at once. The pool's result thread, waiting in a callback
+ * it runs, polls until the task is done instead: it is the thread that reads the answer. Dependent stages are
+ * plain {@link CompletableFuture}s.
  *
  * @param <R> result type
  */
@@ -40,7 +41,7 @@ final class TaskFuture<R> extends CompletableFuture<R> {
     @Override
     public R get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
         if (!isDone()) {
-            pool.helpUntilDone(this);
+            pool.helpUntilDone(this, unit.toNanos(timeout));
         }
         return super.get(timeout, unit);
     }

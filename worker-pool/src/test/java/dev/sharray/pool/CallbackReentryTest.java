@@ -1,0 +1,82 @@
+package dev.sharray.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sharray.SharedArray;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Callbacks attached to task futures run on the pool's own threads: one that calls the pool and waits for it
+ * (a follow-up map, a retry after a crash) gets its answer instead of waiting for a thread it is blocking.
+ */
+class CallbackReentryTest {
+    private static final Duration GUARD = Duration.ofSeconds(60);
+
+    private static void assertNoChildren() throws InterruptedException {
+        for (int i = 0; i < 100 && ProcessHandle.current().children().anyMatch(ProcessHandle::isAlive); i++) {
+            Thread.sleep(20);
+        }
+        assertEquals(List.of(), ProcessHandle.current().children().filter(ProcessHandle::isAlive).map(ProcessHandle::pid)
+            .collect(Collectors.toList()));
+    }
+
+    @Test
+    void aCallbackOnTheResultThreadMayMapAndJoin() throws Exception {
+        final SharedArray go = SharedArray.copyOf(new long[1]);
+        final ProcessPool pool = ProcessPool.create(1);
+        try {
+            final AtomicReference<String> callbackThread = new AtomicReference<>();
+            // the task answers only once the callback is attached: the pool's result thread completes it
+            final CompletableFuture<List<Integer>> f = pool.submit((Integer x) -> {
+                while (go.getLong(0) == 0) {
+                    Thread.sleep(1);
+                }
+                return x + 1;
+            }, 1).thenApply(x -> {
+                callbackThread.set(Thread.currentThread().getName());
+                final List<Integer> doubled = pool.map((Integer y) -> y * 2, List.of(x, x + 1));
+                final int more = pool.submit((Integer y) -> y + 100, x).join();
+                return List.of(doubled.get(0), doubled.get(1), more);
+            });
+            go.setLong(1, 0);
+            assertEquals(List.of(4, 6, 102), assertTimeoutPreemptively(GUARD, () -> f.get()));
+            assertTrue(callbackThread.get().endsWith("-results"), callbackThread.get());
+        } finally {
+            pool.shutdownNow();
+            go.close();
+        }
+        assertNoChildren();
+    }
+
+    @Test
+    void aCallbackOfACrashedTaskMaySubmitAgainToAOneWorkerPool() throws Exception {
+        final ProcessPool pool = ProcessPool.create(1);
+        try {
+            final AtomicReference<Throwable> failure = new AtomicReference<>();
+            // a retry: the only worker died, its replacement runs the task again
+            final CompletableFuture<Integer> retried = pool.submit((Integer x) -> {
+                System.exit(3);
+                return x;
+            }, 41).exceptionally(e -> {
+                failure.set(e);
+                return pool.submit((Integer x) -> x + 1, 41).join();
+            });
+            assertEquals(42, assertTimeoutPreemptively(GUARD, () -> retried.get()));
+            final Throwable cause = failure.get() instanceof CompletionException ? failure.get().getCause() : failure.get();
+            assertEquals(3, assertInstanceOf(WorkerCrashedException.class, cause).exitCode());
+        } finally {
+            pool.shutdownNow();
+        }
+        assertNoChildren();
+    }
+}
