@@ -153,7 +153,9 @@ final class ResultThread {
         if (bell != null) {
             bell.wakeup();
         }
-        if (thread.isAlive()) {
+        // not when a callback on this thread closes the pool: it would wait out the grace for itself (it ends once
+        // the callback returns and it sees the pool closed)
+        if (thread.isAlive() && Thread.currentThread() != thread) {
             try {
                 thread.join(graceMillis);
             } catch (InterruptedException e) {

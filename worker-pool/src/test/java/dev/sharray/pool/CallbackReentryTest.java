@@ -79,4 +79,32 @@ class CallbackReentryTest {
         }
         assertNoChildren();
     }
+
+    @Test
+    void aCallbackOnTheResultThreadMayCloseThePool() throws Exception {
+        final SharedArray go = SharedArray.copyOf(new long[1]);
+        final ProcessPool pool = ProcessPool.create(1);
+        try {
+            final AtomicReference<String> callbackThread = new AtomicReference<>();
+            final CompletableFuture<Integer> f = pool.submit((Integer x) -> {
+                while (go.getLong(0) == 0) {
+                    Thread.sleep(1);
+                }
+                return x + 1;
+            }, 1).thenApply(x -> {
+                callbackThread.set(Thread.currentThread().getName());
+                pool.close();
+                return x;
+            });
+            go.setLong(1, 0);
+            assertEquals(2, assertTimeoutPreemptively(GUARD, () -> f.get()));
+            assertTrue(callbackThread.get().endsWith("-results"), callbackThread.get());
+            assertTrue(pool.isClosed());
+            assertEquals(0, pool.size());
+        } finally {
+            pool.shutdownNow();
+            go.close();
+        }
+        assertNoChildren();
+    }
 }
