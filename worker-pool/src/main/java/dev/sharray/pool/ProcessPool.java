@@ -73,6 +73,8 @@ public final class ProcessPool implements AutoCloseable {
     private static final long HELP_YIELD_NANOS = 200_000;
     /** How long stopping waits for a replacement being started, and for the result thread. */
     private static final long STOP_GRACE_MILLIS = 5_000;
+    /** The longest timeout that gets a deadline (~146 years); a longer one is none (see checkedTimeout). */
+    private static final Duration LONGEST_TIMEOUT = Duration.ofNanos(Long.MAX_VALUE / 2);
     /** Per function class: the mean task time of its latest map call, 0 before one was measured (see TaskGrouping). */
     private static final ClassValue<AtomicLong> TASK_NANOS = new ClassValue<>() {
         @Override
@@ -231,15 +233,18 @@ public final class ProcessPool implements AutoCloseable {
      *
      * @param fn      the function
      * @param arg     its argument
-     * @param timeout the longest the task may run once started, or {@code null} for none
+     * @param timeout the longest the task may run once started, positive, or {@code null} for none (as is one too
+     *                long for a deadline, past ~146 years)
      * @param <T>     argument type
      * @param <R>     result type
      * @return the result's future
      * @throws IllegalStateException when the pool is closed
+     * @throws IllegalArgumentException when {@code timeout} is zero or negative
      */
     @SuppressWarnings("unchecked")
     public <T, R> CompletableFuture<R> submit(RemoteFunction<T, R> fn, T arg, Duration timeout) {
         Objects.requireNonNull(fn, "fn");
+        timeout = checkedTimeout(timeout);
         final SharingSession sharing = newSharing();
         final Task task;
         try {
@@ -520,6 +525,23 @@ public final class ProcessPool implements AutoCloseable {
                          int position) {
         final byte[] argBytes = encoders.get().encode(arg, sharing);
         return new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this, batch), fn, argBytes, timeout, batch, position);
+    }
+
+    /**
+     * @return {@code timeout}, or {@code null} (none) for one too long for a deadline: deadlines are
+     *         {@code System.nanoTime()} values, which past ~146 years would overflow (or fail, as
+     *         {@link Duration#toNanos()} does past ~292 years) in the dispatcher, leaving the task unsent and its
+     *         worker claimed
+     * @throws IllegalArgumentException when it is zero or negative: the task would time out at once, killing its worker
+     */
+    private static Duration checkedTimeout(Duration timeout) {
+        if (timeout == null) {
+            return null;
+        }
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        }
+        return timeout.compareTo(LONGEST_TIMEOUT) > 0 ? null : timeout;
     }
 
     /** @return the sharing policy of one submit or map call */
@@ -1545,14 +1567,13 @@ public final class ProcessPool implements AutoCloseable {
         }
 
         /**
-         * @param timeout default longest run time of a task, or {@code null} for none (the default)
+         * @param timeout default longest run time of a task, positive, or {@code null} for none (the default; as is
+         *                one too long for a deadline, past ~146 years)
          * @return this builder
+         * @throws IllegalArgumentException when {@code timeout} is zero or negative
          */
         public Builder taskTimeout(Duration timeout) {
-            if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-                throw new IllegalArgumentException("timeout must be positive");
-            }
-            this.taskTimeout = timeout;
+            this.taskTimeout = checkedTimeout(timeout);
             return this;
         }
 
