@@ -800,6 +800,9 @@ public final class ProcessPool implements AutoCloseable {
      * passed. That thread reads the answers: were it to block, nothing would complete the task it waits for.
      */
     void helpUntilDone(TaskFuture<?> f, long timeoutNanos) {
+        if (state.get() == CLOSED) {
+            settleStopped(); // nothing but stop() would complete it, and this thread may be running stop()'s callbacks
+        }
         if (results.isCurrentThread()) {
             final long start = System.nanoTime();
             while (!f.isDone() && System.nanoTime() - start < timeoutNanos) {
@@ -1334,19 +1337,36 @@ public final class ProcessPool implements AutoCloseable {
                 w.stdout.awaitEnd(1000);
                 w.stderr.awaitEnd(1000);
             }
-            final Task done = takeDoneLocked();
-            for (Task t = done; t != null; ) {
-                final Task next = t.nextDone;
-                finish(t);
-                t = next;
-            }
-            for (Task t = queue.poll(); t != null; t = queue.poll()) {
-                t.error = shutDown();
-                finish(t);
-            }
+            settleStopped();
             copies.close(); // every call has completed: its copies are back in the cache or released
             stopped = true;
             stopLock.notifyAll();
+        }
+    }
+
+    /**
+     * The pool has stopped: completes its answered and queued tasks, taking them one at a time from the shared
+     * lists, so that a callback run here which waits for another of them (a {@code handle} stage joining a queued
+     * task) finishes it itself ({@link #helpUntilDone}) instead of waiting for this loop, which waits for it.
+     */
+    private void settleStopped() {
+        for (Task t = takeOneDone(); t != null; t = takeOneDone()) {
+            finish(t);
+        }
+        cancelPending();
+    }
+
+    private Task takeOneDone() {
+        pumpLock.lock();
+        try {
+            final Task t = doneHead;
+            if (t != null) {
+                doneHead = t.nextDone;
+                t.nextDone = null;
+            }
+            return t;
+        } finally {
+            pumpLock.unlock();
         }
     }
 

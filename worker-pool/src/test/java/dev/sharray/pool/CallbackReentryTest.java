@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sharray.SharedArray;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -105,6 +106,28 @@ class CallbackReentryTest {
             pool.shutdownNow();
             go.close();
         }
+        assertNoChildren();
+    }
+
+    @Test
+    void shutdownNowEndsWhenACallbackItRunsWaitsForAnotherTaskItFails() throws Exception {
+        final ProcessPool pool = ProcessPool.create(1);
+        final CompletableFuture<Integer> running = pool.submit((Integer x) -> {
+            Thread.sleep(60_000);
+            return x;
+        }, 1);
+        final CompletableFuture<Integer> queued = pool.submit((Integer x) -> x, 2);
+        // run by shutdownNow() as it fails the running task: waits for the queued one, which shutdownNow() fails too
+        final CompletableFuture<String> both = running.handle((r, e) -> {
+            try {
+                return "joined " + queued.join();
+            } catch (CancellationException | CompletionException ex) {
+                return "queued failed: " + ex.getMessage();
+            }
+        });
+        assertTimeoutPreemptively(GUARD, pool::shutdownNow);
+        assertTrue(both.getNow("not done").contains("shut down"), both.getNow("not done"));
+        assertTrue(queued.isCompletedExceptionally());
         assertNoChildren();
     }
 }
