@@ -220,7 +220,9 @@ public final class ProcessPool implements AutoCloseable {
      * @param <T> argument type
      * @param <R> result type
      * @return the result's future; it fails with {@link RemoteTaskException}, {@link WorkerCrashedException}
-     *         or {@link TaskTimeoutException}
+     *         or {@link TaskTimeoutException}. Cancelling it ({@code cancel(true)} too) keeps a queued task from
+     *         running; a running one runs to its end in its worker, which stays busy meanwhile (its result is
+     *         dropped): a timeout is what stops a running task
      * @throws IllegalStateException when the pool is closed
      * @throws dev.sharray.reducers.ReducerException when {@code fn} or {@code arg} holds a value no reducer handles
      */
@@ -270,6 +272,9 @@ public final class ProcessPool implements AutoCloseable {
      * failure and timeout (counted from when the task before it in the message was answered). A worker that
      * dies or times out fails only the task it was running: those of its message that had not started run
      * on another worker.
+     *
+     * <p>Not interruptible: an interrupt of the calling thread neither stops the call's tasks nor ends the wait;
+     * the call returns or throws as usual, with the thread's interrupt status kept.
      *
      * @param fn   the function
      * @param args the arguments
