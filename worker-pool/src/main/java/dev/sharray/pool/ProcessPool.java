@@ -811,6 +811,10 @@ public final class ProcessPool implements AutoCloseable {
         if (results.isCurrentThread()) {
             final long start = System.nanoTime();
             while (!f.isDone() && System.nanoTime() - start < timeoutNanos) {
+                if (state.get() == CLOSED) {
+                    // closed while we wait: stop() would settle a queued task only after its wait for this thread
+                    settleStopped();
+                }
                 if (tryPump() == 0) {
                     LockSupport.parkNanos(200_000); // as close() drains: no doorbell to sleep on here
                 }
