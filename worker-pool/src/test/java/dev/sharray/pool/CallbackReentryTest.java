@@ -31,6 +31,15 @@ class CallbackReentryTest {
             .collect(Collectors.toList()));
     }
 
+    /** The messages of {@code t} and its causes: JDK 25's {@code join()} wraps a cancellation in one saying "join". */
+    private static String messages(Throwable t) {
+        final StringBuilder b = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            b.append(c.getMessage()).append(" / ");
+        }
+        return b.toString();
+    }
+
     @Test
     void aCallbackOnTheResultThreadMayMapAndJoin() throws Exception {
         final SharedArray go = SharedArray.copyOf(new long[1]);
@@ -122,7 +131,7 @@ class CallbackReentryTest {
             try {
                 return "joined " + queued.join();
             } catch (CancellationException | CompletionException ex) {
-                return "queued failed: " + ex.getMessage();
+                return "queued failed: " + messages(ex);
             }
         });
         assertTimeoutPreemptively(GUARD, pool::shutdownNow);
