@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -40,30 +41,45 @@ class CallbackReentryTest {
         return b.toString();
     }
 
+    /** x + 1, answered only once {@code go} is set. */
+    private static RemoteFunction<Integer, Integer> plusOneOnceGo(SharedArray go) {
+        return x -> {
+            while (go.getLong(0) == 0) {
+                Thread.sleep(1);
+            }
+            return x + 1;
+        };
+    }
+
+    /**
+     * Submits {@code x + 1} and attaches {@code callback} before the task may answer, so the pool's result thread
+     * completes the task and runs the callback; asserts that it did and returns the callback's value.
+     */
+    private static <R> R onTheResultThread(ProcessPool pool, int x, Function<Integer, R> callback) throws Exception {
+        try (SharedArray go = SharedArray.copyOf(new long[1])) {
+            final AtomicReference<String> callbackThread = new AtomicReference<>();
+            final CompletableFuture<R> f = pool.submit(plusOneOnceGo(go), x).thenApply(r -> {
+                callbackThread.set(Thread.currentThread().getName());
+                return callback.apply(r);
+            });
+            go.setLong(1, 0);
+            final R value = assertTimeoutPreemptively(GUARD, () -> f.get());
+            assertTrue(callbackThread.get().endsWith("-results"), callbackThread.get());
+            return value;
+        }
+    }
+
     @Test
     void aCallbackOnTheResultThreadMayMapAndJoin() throws Exception {
-        final SharedArray go = SharedArray.copyOf(new long[1]);
         final ProcessPool pool = ProcessPool.create(1);
         try {
-            final AtomicReference<String> callbackThread = new AtomicReference<>();
-            // the task answers only once the callback is attached: the pool's result thread completes it
-            final CompletableFuture<List<Integer>> f = pool.submit((Integer x) -> {
-                while (go.getLong(0) == 0) {
-                    Thread.sleep(1);
-                }
-                return x + 1;
-            }, 1).thenApply(x -> {
-                callbackThread.set(Thread.currentThread().getName());
+            assertEquals(List.of(4, 6, 102), onTheResultThread(pool, 1, x -> {
                 final List<Integer> doubled = pool.map((Integer y) -> y * 2, List.of(x, x + 1));
                 final int more = pool.submit((Integer y) -> y + 100, x).join();
                 return List.of(doubled.get(0), doubled.get(1), more);
-            });
-            go.setLong(1, 0);
-            assertEquals(List.of(4, 6, 102), assertTimeoutPreemptively(GUARD, () -> f.get()));
-            assertTrue(callbackThread.get().endsWith("-results"), callbackThread.get());
+            }));
         } finally {
             pool.shutdownNow();
-            go.close();
         }
         assertNoChildren();
     }
@@ -92,28 +108,16 @@ class CallbackReentryTest {
 
     @Test
     void aCallbackOnTheResultThreadMayCloseThePool() throws Exception {
-        final SharedArray go = SharedArray.copyOf(new long[1]);
         final ProcessPool pool = ProcessPool.create(1);
         try {
-            final AtomicReference<String> callbackThread = new AtomicReference<>();
-            final CompletableFuture<Integer> f = pool.submit((Integer x) -> {
-                while (go.getLong(0) == 0) {
-                    Thread.sleep(1);
-                }
-                return x + 1;
-            }, 1).thenApply(x -> {
-                callbackThread.set(Thread.currentThread().getName());
+            assertEquals(Integer.valueOf(2), onTheResultThread(pool, 1, (Integer x) -> {
                 pool.close();
                 return x;
-            });
-            go.setLong(1, 0);
-            assertEquals(2, assertTimeoutPreemptively(GUARD, () -> f.get()));
-            assertTrue(callbackThread.get().endsWith("-results"), callbackThread.get());
+            }));
             assertTrue(pool.isClosed());
             assertEquals(0, pool.size());
         } finally {
             pool.shutdownNow();
-            go.close();
         }
         assertNoChildren();
     }
