@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +43,20 @@ class CallbackReentryTest {
         return b.toString();
     }
 
+    private ProcessPool pool;
+
+    @BeforeEach
+    void startPool() {
+        pool = ProcessPool.create(1);
+    }
+
+    /** Each test ends with its pool stopped and no worker left, whatever it did to the pool. */
+    @AfterEach
+    void stopPool() throws InterruptedException {
+        pool.shutdownNow();
+        assertNoChildren();
+    }
+
     /** x + 1, answered only once {@code go} is set. */
     private static RemoteFunction<Integer, Integer> plusOneOnceGo(SharedArray go) {
         return x -> {
@@ -55,7 +71,7 @@ class CallbackReentryTest {
      * Submits {@code x + 1} and attaches {@code callback} before the task may answer, so the pool's result thread
      * completes the task and runs the callback; asserts that it did and returns the callback's value.
      */
-    private static <R> R onTheResultThread(ProcessPool pool, int x, Function<Integer, R> callback) throws Exception {
+    private <R> R onTheResultThread(int x, Function<Integer, R> callback) throws Exception {
         try (SharedArray go = SharedArray.copyOf(new long[1])) {
             final AtomicReference<String> callbackThread = new AtomicReference<>();
             final CompletableFuture<R> f = pool.submit(plusOneOnceGo(go), x).thenApply(r -> {
@@ -71,60 +87,41 @@ class CallbackReentryTest {
 
     @Test
     void aCallbackOnTheResultThreadMayMapAndJoin() throws Exception {
-        final ProcessPool pool = ProcessPool.create(1);
-        try {
-            assertEquals(List.of(4, 6, 102), onTheResultThread(pool, 1, x -> {
-                final List<Integer> doubled = pool.map((Integer y) -> y * 2, List.of(x, x + 1));
-                final int more = pool.submit((Integer y) -> y + 100, x).join();
-                return List.of(doubled.get(0), doubled.get(1), more);
-            }));
-        } finally {
-            pool.shutdownNow();
-        }
-        assertNoChildren();
+        assertEquals(List.of(4, 6, 102), onTheResultThread(1, x -> {
+            final List<Integer> doubled = pool.map((Integer y) -> y * 2, List.of(x, x + 1));
+            final int more = pool.submit((Integer y) -> y + 100, x).join();
+            return List.of(doubled.get(0), doubled.get(1), more);
+        }));
     }
 
     @Test
     void aCallbackOfACrashedTaskMaySubmitAgainToAOneWorkerPool() throws Exception {
-        final ProcessPool pool = ProcessPool.create(1);
-        try {
-            final AtomicReference<Throwable> failure = new AtomicReference<>();
-            // a retry: the only worker died, its replacement runs the task again
-            final CompletableFuture<Integer> retried = pool.submit((Integer x) -> {
-                System.exit(3);
-                return x;
-            }, 41).exceptionally(e -> {
-                failure.set(e);
-                return pool.submit((Integer x) -> x + 1, 41).join();
-            });
-            assertEquals(42, assertTimeoutPreemptively(GUARD, () -> retried.get()));
-            final Throwable cause = failure.get() instanceof CompletionException ? failure.get().getCause() : failure.get();
-            assertEquals(3, assertInstanceOf(WorkerCrashedException.class, cause).exitCode());
-        } finally {
-            pool.shutdownNow();
-        }
-        assertNoChildren();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        // a retry: the only worker died, its replacement runs the task again
+        final CompletableFuture<Integer> retried = pool.submit((Integer x) -> {
+            System.exit(3);
+            return x;
+        }, 41).exceptionally(e -> {
+            failure.set(e);
+            return pool.submit((Integer x) -> x + 1, 41).join();
+        });
+        assertEquals(42, assertTimeoutPreemptively(GUARD, () -> retried.get()));
+        final Throwable cause = failure.get() instanceof CompletionException ? failure.get().getCause() : failure.get();
+        assertEquals(3, assertInstanceOf(WorkerCrashedException.class, cause).exitCode());
     }
 
     @Test
     void aCallbackOnTheResultThreadMayCloseThePool() throws Exception {
-        final ProcessPool pool = ProcessPool.create(1);
-        try {
-            assertEquals(Integer.valueOf(2), onTheResultThread(pool, 1, (Integer x) -> {
-                pool.close();
-                return x;
-            }));
-            assertTrue(pool.isClosed());
-            assertEquals(0, pool.size());
-        } finally {
-            pool.shutdownNow();
-        }
-        assertNoChildren();
+        assertEquals(Integer.valueOf(2), onTheResultThread(1, (Integer x) -> {
+            pool.close();
+            return x;
+        }));
+        assertTrue(pool.isClosed());
+        assertEquals(0, pool.size());
     }
 
     @Test
     void shutdownNowEndsWhenACallbackItRunsWaitsForAnotherTaskItFails() throws Exception {
-        final ProcessPool pool = ProcessPool.create(1);
         final CompletableFuture<Integer> running = pool.submit((Integer x) -> {
             Thread.sleep(60_000);
             return x;
@@ -141,6 +138,5 @@ class CallbackReentryTest {
         assertTimeoutPreemptively(GUARD, pool::shutdownNow);
         assertTrue(both.getNow("not done").contains("shut down"), both.getNow("not done"));
         assertTrue(queued.isCompletedExceptionally());
-        assertNoChildren();
     }
 }
