@@ -15,6 +15,8 @@
 #include <string.h>
 #include <immintrin.h>
 
+#include "fault_guard.h"
+
 #define SC_SCALAR 0
 #define SC_SSSE3 1
 #define SC_AVX2 2
@@ -264,29 +266,46 @@ static T_SSSE3 void ssse3_group(const group_t *gr, int g, int64_t from, int64_t 
 
 typedef void (*group_fn)(const group_t *, int, int64_t, int64_t);
 
-/*
- * dst[p] = (acc ? dst[p] : 0) ^ sum_j coeff[p][j] * src[j] for p < ndst, over len bytes.
- * tables: from sc_init_tables(ndst, nsrc, ...). level: one of SC_*, never above sc_max_level()
- * (the Java side guarantees both). The source and destination ranges must not overlap.
- */
-void sc_dot(int64_t len, int nsrc, int ndst, const u8 *tables, u8 *const *src, u8 *const *dst,
-            int acc, int level) {
+typedef struct {
+    int64_t len;
+    int nsrc, ndst;
+    const u8 *tables;
+    u8 *const *src;
+    u8 *const *dst;
+    int acc, level;
+} dot_args;
+
+static void dot(void *arg) {
+    const dot_args *a = arg;
     group_fn fn;
     int width;
-    switch (level) {
+    switch (a->level) {
     case SC_AVX512_GFNI: fn = avx512_gfni_group; width = 8; break;
     case SC_AVX2_GFNI: fn = avx2_gfni_group; width = 6; break;
     case SC_AVX2: fn = avx2_group; width = 4; break;
     case SC_SSSE3: fn = ssse3_group; width = 4; break;
     default: fn = scalar_group; width = 4; break;
     }
-    const uint64_t *mats = (const uint64_t *)(tables + (int64_t)ndst * nsrc * 32);
-    for (int64_t from = 0; from < len; from += SC_BLOCK) {
-        int64_t to = len - from > SC_BLOCK ? from + SC_BLOCK : len;
-        for (int p0 = 0; p0 < ndst; p0 += width) {
-            int g = ndst - p0 < width ? ndst - p0 : width;
-            group_t gr = { nsrc, tables + (int64_t)p0 * nsrc * 32, mats + (int64_t)p0 * nsrc, src, dst + p0, acc };
+    const uint64_t *mats = (const uint64_t *)(a->tables + (int64_t)a->ndst * a->nsrc * 32);
+    for (int64_t from = 0; from < a->len; from += SC_BLOCK) {
+        int64_t to = a->len - from > SC_BLOCK ? from + SC_BLOCK : a->len;
+        for (int p0 = 0; p0 < a->ndst; p0 += width) {
+            int g = a->ndst - p0 < width ? a->ndst - p0 : width;
+            group_t gr = { a->nsrc, a->tables + (int64_t)p0 * a->nsrc * 32, mats + (int64_t)p0 * a->nsrc, a->src,
+                           a->dst + p0, a->acc };
             fn(&gr, g, from, to);
         }
     }
+}
+
+/*
+ * dst[p] = (acc ? dst[p] : 0) ^ sum_j coeff[p][j] * src[j] for p < ndst, over len bytes.
+ * tables: from sc_init_tables(ndst, nsrc, ...). level: one of SC_*, never above sc_max_level()
+ * (the Java side guarantees both). The source and destination ranges must not overlap.
+ * Returns 0, or SC_FAULT when a shard's memory faulted (the outputs are then partly written).
+ */
+int sc_dot(int64_t len, int nsrc, int ndst, const u8 *tables, u8 *const *src, u8 *const *dst,
+           int acc, int level) {
+    dot_args a = { len, nsrc, ndst, tables, src, dst, acc, level };
+    return sc_run_guarded(dot, &a);
 }

@@ -66,7 +66,11 @@ abstract class AddressEngine implements Engine {
             long n = Math.min(CHUNK, len - pos);
             dotPointers(t, s.pointers(0, src, t.cols, pos), dstPtrs, n, false);
             for (int p = 0; p < t.rows; p++) {
-                if (Libc.memcmp(work + (long) p * CHUNK, parity[p] + pos, n) != 0) {
+                int differ = NativeLib.sc_differ(work + (long) p * CHUNK, parity[p] + pos, n);
+                if (differ == NativeLib.FAULT) {
+                    throw MemoryFaultException.inCall(backend());
+                }
+                if (differ != 0) {
                     return false;
                 }
             }

@@ -22,6 +22,10 @@ final class Engines {
                 if (!IsalLib.available()) {
                     throw new IllegalStateException("ISA-L (libisal.so.2) unavailable: " + IsalLib.failure());
                 }
+                if (!NativeLib.available()) { // its calls run under our library's SIGBUS guard
+                    throw new IllegalStateException("the ISAL backend needs the native codec library, unavailable: "
+                        + NativeLib.failure());
+                }
                 return new IsalEngine();
             case JAVA:
                 return vectorEngine();

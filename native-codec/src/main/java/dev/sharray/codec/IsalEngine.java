@@ -3,7 +3,10 @@ package dev.sharray.codec;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 
-/** ISA-L's {@code ec_encode_data} family on matrices we generate, so its output matches ours. */
+/**
+ * ISA-L's {@code ec_encode_data} family on matrices we generate, so its output matches ours; called through
+ * libsharraycodec's SIGBUS guard, which this backend therefore needs too.
+ */
 final class IsalEngine extends AddressEngine {
     /** ISA-L takes an {@code int} length; longer shards go through in slices of this size. */
     private static final long MAX_CALL = 1 << 30;
@@ -40,13 +43,19 @@ final class IsalEngine extends AddressEngine {
             return;
         }
         if (!acc) {
-            IsalLib.ec_encode_data((int) len, t.cols, t.rows, g, srcPtrs, dstPtrs);
+            check(NativeLib.sc_isal_encode(IsalLib.ENCODE_DATA, (int) len, t.cols, t.rows, g, srcPtrs, dstPtrs));
             return;
         }
         // ec_encode_data_update adds one source's contribution to every output.
         for (int j = 0; j < t.cols; j++) {
             long src = RawMemory.getLong(srcPtrs + (long) j * Long.BYTES);
-            IsalLib.ec_encode_data_update((int) len, t.cols, t.rows, j, g, src, dstPtrs);
+            check(NativeLib.sc_isal_update(IsalLib.ENCODE_DATA_UPDATE, (int) len, t.cols, t.rows, j, g, src, dstPtrs));
+        }
+    }
+
+    private static void check(int status) {
+        if (status != 0) {
+            throw MemoryFaultException.inCall(Backend.ISAL);
         }
     }
 

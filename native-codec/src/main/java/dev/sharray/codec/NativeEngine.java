@@ -35,10 +35,13 @@ final class NativeEngine extends AddressEngine {
     @Override
     void dotPointers(Tables t, long srcPtrs, long dstPtrs, long len, boolean acc) {
         NativeTables nt = (NativeTables) t;
-        NativeLib.sc_dot(len, t.cols, t.rows, nt.address, srcPtrs, dstPtrs, acc ? 1 : 0, code);
+        int status = NativeLib.sc_dot(len, t.cols, t.rows, nt.address, srcPtrs, dstPtrs, acc ? 1 : 0, code);
         // the C code reads the tables through a raw address: keep their JNA Memory (freed by a Cleaner when
         // unreachable) alive until it returns, e.g. for an uncached decode plan held only by a local
         java.lang.ref.Reference.reachabilityFence(nt);
+        if (status != 0) {
+            throw MemoryFaultException.inCall(Backend.NATIVE);
+        }
     }
 
     /** Nibble tables and GFNI bit matrices in native memory (JNA frees it with the codec). */

@@ -8,7 +8,9 @@ import java.nio.file.Path;
 
 /**
  * JNA direct mapping of libsharraycodec (built from src/main/c into the jar's linux-x86-64/ folder).
- * Pointers travel as {@code long}: zero-copy on mapped and direct memory, and no marshalling.
+ * Pointers travel as {@code long}: zero-copy on mapped and direct memory, and no marshalling. Every call
+ * that touches shard memory runs under the library's SIGBUS guard, so a mapped file truncated under a
+ * buffer fails the call ({@link MemoryFaultException}) instead of ending the JVM.
  * {@link NativeFiles} finds the file (extracting it into a cache named by its content when it is inside a
  * jar); JNA only opens it by absolute path.
  */
@@ -28,6 +30,10 @@ final class NativeLib {
                 NativeFiles.prepareJna();
                 path = NativeFiles.locate(NativeLib.class.getClassLoader(), RESOURCE);
                 Native.register(NativeLib.class, NativeLibrary.getInstance(path.toString()));
+                int error = sc_install_fault_guard();
+                if (error != 0) {
+                    failure = "cannot install the SIGBUS guard: sigaction failed with errno " + error;
+                }
             } catch (IOException | LinkageError | RuntimeException e) {
                 failure = e.toString();
             }
@@ -59,5 +65,24 @@ final class NativeLib {
 
     static native void sc_init_tables(int rows, int cols, byte[] coeffs, long tables);
 
-    static native void sc_dot(long len, int nsrc, int ndst, long tables, long src, long dst, int acc, int level);
+    /** Installs the process's SIGBUS guard (once); 0 or an errno. */
+    static native int sc_install_fault_guard();
+
+    /** @return 0, or {@link #FAULT} (outputs partly written) */
+    static native int sc_dot(long len, int nsrc, int ndst, long tables, long src, long dst, int acc, int level);
+
+    /** @return the CRC-32C value after {@code [address, address + len)} (0 .. 2^32 - 1), or {@link #FAULT} */
+    static native long sc_crc32c(int value, long address, long len);
+
+    /** @return 0 when the two ranges hold the same bytes, 1 when not, {@link #FAULT} when either faulted */
+    static native int sc_differ(long a, long b, long n);
+
+    /** ISA-L's ec_encode_data at address {@code fn}; 0 or {@link #FAULT}. */
+    static native int sc_isal_encode(long fn, int len, int k, int rows, long gftbls, long data, long coding);
+
+    /** ISA-L's ec_encode_data_update at address {@code fn}; 0 or {@link #FAULT}. */
+    static native int sc_isal_update(long fn, int len, int k, int rows, int vecI, long gftbls, long data, long coding);
+
+    /** What a guarded call returns when the memory it touched faulted (SIGBUS). */
+    static final int FAULT = -1;
 }

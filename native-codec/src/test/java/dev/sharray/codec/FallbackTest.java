@@ -1,11 +1,18 @@
 package dev.sharray.codec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sharray.ChildJvm;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** AUTO falls back to the Java backend, with one log line saying why, where the native library cannot load. */
 class FallbackTest {
@@ -24,17 +31,36 @@ class FallbackTest {
         codec.encode(shards);
         System.out.println("codec " + codec.backend() + " " + codec.simdLevel() + " "
             + Arrays.deepToString(Arrays.copyOfRange(shards, 5, 10)));
+        // without the native library, checksums of direct memory go through heap copies, which the JVM guards
+        byte[] bytes = "123456789".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        System.out.println("crc " + Integer.toHexString(Crc32c.update(0, ByteBuffer.allocateDirect(9).put(bytes).flip())));
+        try (FileChannel ch = FileChannel.open(Path.of(args[0]), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+            StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(1 << 16), 0);
+            ByteBuffer mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, 1 << 16);
+            ch.truncate(4096);
+            Crc32c.update(0, mapped);
+            Thread.sleep(1); // back from native code: the JVM throws an error it deferred, at the latest here
+            System.out.println("fault none");
+        } catch (InternalError e) {
+            System.out.println("fault " + e.getMessage());
+        } catch (IOException | InterruptedException e) {
+            System.out.println("fault " + e);
+        }
     }
 
     @Test
-    void autoUsesJavaWhenTheNativeLibraryIsUnavailable() throws Exception {
+    void autoUsesJavaWhenTheNativeLibraryIsUnavailable(@TempDir Path dir) throws Exception {
         try (ChildJvm child = ChildJvm.start(FallbackTest.class, List.of("-Dsharray.codec.disableNative=true",
-            "-Dorg.slf4j.simpleLogger.logFile=System.out"))) {
+            "-Dorg.slf4j.simpleLogger.logFile=System.out"), dir.resolve("truncated").toString())) {
             assertEquals("native codec library unavailable: disabled by -Dsharray.codec.disableNative=true",
                 child.expect("refused "), "asking for NATIVE explicitly is refused with the reason");
             assertEquals("dev.sharray.codec.ErasureCodec - sharray codec: native library unavailable (disabled by "
                 + "-Dsharray.codec.disableNative=true); using the Java Vector API backend", child.expect("[main] WARN "));
             assertEquals("JAVA VECTOR_API [[12, 13], [10, 11], [14, 15], [90, 91], [94, 95]]", child.expect("codec "));
+            assertEquals("e3069283", child.expect("crc "), "CRC-32C of \"123456789\" (the standard check value)");
+            assertTrue(child.expect("fault ").startsWith("a fault occurred in "),
+                "a truncated mapping gives the JVM's error (copies are guarded), not the end of the JVM");
             assertEquals(0, child.finish());
         }
     }

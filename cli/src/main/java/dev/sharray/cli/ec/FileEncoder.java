@@ -8,6 +8,7 @@ import dev.sharray.cli.Parallel;
 import dev.sharray.cli.TaskFailedException;
 import dev.sharray.cli.Progress;
 import dev.sharray.cli.Ui;
+import dev.sharray.codec.Crc32c;
 import dev.sharray.codec.ErasureCodec;
 import dev.sharray.codec.Matrix;
 import java.io.IOException;

@@ -1,10 +1,11 @@
 package dev.sharray.cli.ec;
 
+import dev.sharray.codec.Crc32c;
+import dev.sharray.codec.MemoryFaultException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.util.zip.CRC32C;
 import org.agrona.BufferUtil;
 
 /** Read-only file mappings that are unmapped explicitly (never left to the GC), and checksums over them. */
@@ -15,9 +16,17 @@ final class Mapped {
     private Mapped() {
     }
 
+    /** Test hook: runs after every mapping, to truncate a file under it (null: nothing). */
+    static volatile Runnable afterMapping;
+
     /** Maps {@code [pos, pos+len)} read-only; release it with {@link #unmap}. */
     static MappedByteBuffer map(FileChannel ch, long pos, long len) throws IOException {
-        return ch.map(FileChannel.MapMode.READ_ONLY, pos, len);
+        MappedByteBuffer b = ch.map(FileChannel.MapMode.READ_ONLY, pos, len);
+        Runnable hook = afterMapping;
+        if (hook != null) {
+            hook.run();
+        }
+        return b;
     }
 
     /** Unmaps a buffer returned by {@link #map} (not a slice of it). */
@@ -27,16 +36,21 @@ final class Mapped {
         }
     }
 
-    /** Updates {@code crc} with {@code [pos, pos+len)} of the channel. */
-    static void crc(FileChannel ch, long pos, long len, CRC32C crc) throws IOException {
+    /**
+     * @return the CRC-32C of {@code [pos, pos+len)} of the channel
+     * @throws MemoryFaultException if the file shrank while it was read
+     */
+    static int crc(FileChannel ch, long pos, long len) throws IOException {
+        int crc = 0;
         for (long off = 0; off < len; off += CHUNK) {
             long n = Math.min(CHUNK, len - off);
             MappedByteBuffer b = map(ch, pos + off, n);
             try {
-                crc.update(b);
+                crc = Crc32c.update(crc, b); // not the JDK's CRC32C: a fault in it ends the JVM
             } finally {
                 unmap(b);
             }
         }
+        return crc;
     }
 }

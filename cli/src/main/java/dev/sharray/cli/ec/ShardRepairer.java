@@ -3,12 +3,12 @@ package dev.sharray.cli.ec;
 import dev.sharray.cli.CliException;
 import dev.sharray.cli.Parallel;
 import dev.sharray.cli.TaskFailedException;
+import dev.sharray.codec.Crc32c;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /** Rewrites the missing or damaged shards of a recoverable set; intact shards are never touched. */
 public final class ShardRepairer {
@@ -36,21 +36,20 @@ public final class ShardRepairer {
         int n = h.k() + h.m();
         try (StagedFiles staged = new StagedFiles()) {
             FileChannel[] out = new FileChannel[n];
-            CRC32C[] crcs = new CRC32C[n];
+            int[] crcs = new int[n];
             for (int t : targets) {
                 out[t] = staged.create(ShardFiles.shard(set.dir(), t));
                 out[t].position(ShardHeader.SIZE);
-                crcs[t] = new CRC32C();
             }
             WindowReconstructor.run(set, false, compute, "repair", win ->
                 io.map(t -> {
                     ByteBuffer b = win.rebuilt()[t].duplicate().position(0).limit(win.w());
-                    crcs[t].update(b.duplicate());
+                    crcs[t] = Crc32c.update(crcs[t], b);
                     Io.writeFully(out[t], b, -1);
                     return null;
                 }, targets));
             for (int t : targets) {
-                Io.writeFully(out[t], h.withIndex(t).withBodyCrc((int) crcs[t].getValue()).toBuffer(), 0);
+                Io.writeFully(out[t], h.withIndex(t).withBodyCrc(crcs[t]).toBuffer(), 0);
             }
             staged.commit();
         } catch (IOException | TaskFailedException e) {

@@ -2,6 +2,7 @@ package dev.sharray.cli.ec;
 
 import dev.sharray.cli.CliException;
 import dev.sharray.cli.Parallel;
+import dev.sharray.codec.MemoryFaultException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -15,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
-import java.util.zip.CRC32C;
 
 /**
  * The shards of one encoding found in a directory, each classified intact / missing / corrupted / ....
@@ -220,14 +220,14 @@ public final class ShardSet {
             if (size != expectedSize) {
                 return new ShardEntry(i, file, ShardStatus.TRUNCATED, "size " + size + " bytes, expected " + expectedSize);
             }
-            CRC32C crc = new CRC32C();
-            Mapped.crc(ch, ShardHeader.SIZE, h.shardLength(), crc);
-            if ((int) crc.getValue() != h.bodyCrc()) {
+            if (Mapped.crc(ch, ShardHeader.SIZE, h.shardLength()) != h.bodyCrc()) {
                 return new ShardEntry(i, file, ShardStatus.CORRUPTED, "body checksum mismatch");
             }
             return new ShardEntry(i, file, ShardStatus.INTACT, "");
         } catch (IOException e) {
             return new ShardEntry(i, file, ShardStatus.UNREADABLE, "cannot read: " + describe(e));
+        } catch (MemoryFaultException e) {
+            return new ShardEntry(i, file, ShardStatus.TRUNCATED, "shrank while it was being read");
         }
     }
 

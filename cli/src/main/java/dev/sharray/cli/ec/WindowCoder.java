@@ -2,7 +2,9 @@ package dev.sharray.cli.ec;
 
 import dev.sharray.SharedArray;
 import dev.sharray.cli.SharedMemory;
+import dev.sharray.codec.Crc32c;
 import dev.sharray.codec.Matrix;
+import dev.sharray.codec.MemoryFaultException;
 import dev.sharray.codec.SharedStripes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,7 +13,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * The codec work on one part of a window, as it runs in a worker (JVM or thread): map the files' window
@@ -33,7 +34,7 @@ public final class WindowCoder {
      */
     public static Void warmUp(int k, int m, Matrix matrix) {
         SharedStripes.codec(k, m, matrix);
-        new CRC32C().update(ByteBuffer.allocateDirect(64));
+        Crc32c.update(0, ByteBuffer.allocateDirect(64));
         return null;
     }
 
@@ -53,7 +54,8 @@ public final class WindowCoder {
         try (FileChannel in = FileChannel.open(Path.of(job.input()), StandardOpenOption.READ)) {
             for (int i = 0; i < k; i++) {
                 long pos = i * job.shardLength() + col;
-                ByteBuffer b = pos + len <= job.length() ? Mapped.map(in, pos, len) : padded(in, job.length(), pos, len);
+                ByteBuffer b = pos + len <= job.length() ? map(in, pos, len, "the input shrank while encoding")
+                    : padded(in, job.length(), pos, len);
                 owned.add(b);
                 shards[i] = b;
             }
@@ -62,13 +64,12 @@ public final class WindowCoder {
             }
             SharedStripes.codec(k, job.m(), job.matrix()).encode(shards);
             int[] crcs = new int[shards.length];
-            CRC32C crc = new CRC32C();
             for (int i = 0; i < shards.length; i++) {
-                crc.reset();
-                crc.update(shards[i].duplicate());
-                crcs[i] = (int) crc.getValue();
+                crcs[i] = Crc32c.update(0, shards[i]); // not the JDK's CRC32C: a fault in it ends the JVM
             }
             return crcs;
+        } catch (MemoryFaultException e) { // the mapped input was truncated under us
+            throw new IOException("the input shrank while encoding", e);
         } finally {
             owned.forEach(Mapped::unmap);
         }
@@ -94,7 +95,7 @@ public final class WindowCoder {
                 if (job.present()[i]) {
                     FileChannel ch = FileChannel.open(Path.of(job.paths().get(i)), StandardOpenOption.READ);
                     channels.add(ch);
-                    ByteBuffer b = Mapped.map(ch, ShardHeader.SIZE + col, len);
+                    ByteBuffer b = map(ch, ShardHeader.SIZE + col, len, "a shard shrank while decoding");
                     maps.add(b);
                     shards[i] = b;
                 } else {
@@ -107,6 +108,8 @@ public final class WindowCoder {
             } else {
                 codec.reconstruct(shards, job.present());
             }
+        } catch (MemoryFaultException e) { // a mapped shard file was truncated under us
+            throw new IOException("a shard shrank while decoding", e);
         } finally {
             maps.forEach(Mapped::unmap);
             for (FileChannel ch : channels) {
@@ -114,6 +117,18 @@ public final class WindowCoder {
             }
         }
         return null;
+    }
+
+    /** Maps a range the file had when the job began; {@code shrank} says why if it no longer has it. */
+    private static ByteBuffer map(FileChannel ch, long pos, int len, String shrank) throws IOException {
+        try {
+            return Mapped.map(ch, pos, len);
+        } catch (IOException e) { // read-only mapping past the end: "Channel not open for writing - cannot extend..."
+            if (ch.size() < pos + len) {
+                throw new IOException(shrank, e);
+            }
+            throw e;
+        }
     }
 
     /** A zero-padded copy of {@code [pos, pos+len)} for the shard windows at or past the end of the file. */

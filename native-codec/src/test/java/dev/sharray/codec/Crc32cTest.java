@@ -1,7 +1,8 @@
-package dev.sharray.cli.ec;
+package dev.sharray.codec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.nio.ByteBuffer;
 import java.util.Random;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,29 @@ class Crc32cTest {
             assertEquals(crc(data, 0, a + b), Crc32c.combine(crc(data, 0, a), crc(data, a, b), b), a + "+" + b);
         }
         assertEquals(crc(data, 0, 5), Crc32c.combine(crc(data, 0, 5), crc(data, 5, 0), 0));
+    }
+
+    @Test
+    void updateMatchesTheJdkOnHeapAndDirectBuffersFromAnyStartingValue() {
+        Random r = new Random(2);
+        byte[] data = new byte[200_000];
+        r.nextBytes(data);
+        ByteBuffer direct = ByteBuffer.allocateDirect(data.length).put(data).clear();
+        ByteBuffer heap = ByteBuffer.wrap(data);
+        // lengths across the native code's block sizes: 3 x 256 and 3 x 8192 bytes, and their tails
+        int[] lengths = {0, 1, 7, 8, 9, 767, 768, 769, 3 * 8192 - 1, 3 * 8192, 3 * 8192 + 8 * 3 + 5, 100_000, 199_000};
+        for (int t = 0; t < 300; t++) {
+            int len = t < lengths.length ? lengths[t] : r.nextInt(t % 2 == 0 ? 2_000 : 199_000);
+            int off = r.nextInt(data.length - len + 1);
+            int prefix = r.nextInt(off + 1); // a CRC so far over [off - prefix, off)
+            int start = crc(data, off - prefix, prefix);
+            int expected = crc(data, off - prefix, prefix + len);
+            for (ByteBuffer b : new ByteBuffer[] {direct, heap}) {
+                ByteBuffer view = b.duplicate().position(off).limit(off + len);
+                assertEquals(expected, Crc32c.update(start, view), (b.isDirect() ? "direct " : "heap ") + off + "+" + len);
+                assertEquals(off, view.position(), "the position is not moved");
+            }
+        }
     }
 
     @Test

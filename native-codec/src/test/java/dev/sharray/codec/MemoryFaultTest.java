@@ -1,0 +1,191 @@
+package dev.sharray.codec;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.jna.Pointer;
+import dev.sharray.ChildJvm;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A mapped file truncated under a shard (by this process or another) makes its memory raise SIGBUS. The NATIVE
+ * and ISAL backends, and {@link Crc32c}, must fail that call with {@link MemoryFaultException} and stay usable:
+ * without the guard their native code, and the JDK's CRC-32C, ended the JVM. Faults the guard does not own
+ * still reach the JVM's handler.
+ */
+class MemoryFaultTest {
+    private static final int K = 4;
+    private static final int M = 2;
+    private static final int SHARD = 64 * 1024;
+    /** What is left of a truncated file: the first page. */
+    private static final int KEPT = 4096;
+
+    @TempDir
+    Path dir;
+
+    /**
+     * Child side, with the guard installed: {@code foreign} reads a truncated mapping with JNA's unguarded native
+     * reader (the JVM must end as it would without us); {@code java} encodes on the JAVA backend over it.
+     */
+    public static void main(String[] args) throws Exception {
+        MappedByteBuffer mapped = truncatedMapping(Path.of(args[1]), (K + M) * SHARD);
+        Crc32c.update(0, ByteBuffer.allocateDirect(8)); // the guard is installed when the native library loads
+        System.out.println("guard " + NativeLib.available());
+        if (args[0].equals("foreign")) {
+            System.out.println("read " + new Pointer(Buffers.base(mapped)).getByte(KEPT));
+            return;
+        }
+        ByteBuffer[] shards = directShards();
+        shards[1] = mapped.slice(SHARD, SHARD);
+        try {
+            ErasureCodec.builder(K, M).backend(Backend.JAVA).build().encode(shards);
+            Thread.sleep(1); // back from native code: the JVM throws an error it deferred, at the latest here
+            System.out.println("java none");
+        } catch (InternalError e) {
+            System.out.println("java " + e.getMessage());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = {"NATIVE", "ISAL"})
+    void everyCallOverATruncatedMappedShardFailsWithAMemoryFaultAndTheCodecStaysUsable(Backend backend) throws IOException {
+        ErasureCodec codec = ErasureCodec.builder(K, M).backend(backend).build();
+        MappedByteBuffer file = truncatedMapping(dir.resolve("shards"), (K + M) * SHARD);
+
+        // encode reading a data shard past the end of the file
+        ByteBuffer[] shards = directShards();
+        shards[1] = file.slice(SHARD, SHARD);
+        assertFault(backend, () -> codec.encode(shards));
+
+        // reconstruct writing a missing data shard past the end of the file
+        ByteBuffer[] lost = directShards();
+        codec.encode(lost);
+        lost[2] = file.slice(2 * SHARD, SHARD);
+        boolean[] present = {true, true, false, true, true, true};
+        assertFault(backend, () -> codec.reconstruct(lost, present));
+
+        // verify reading a parity shard past the end of the file
+        ByteBuffer[] checked = directShards();
+        checked[K] = file.slice(K * SHARD, SHARD);
+        assertFault(backend, () -> codec.verify(checked));
+
+        // update patching parity past the end of the file
+        ByteBuffer[] updated = directShards();
+        updated[K + 1] = file.slice((K + 1) * SHARD, SHARD);
+        assertFault(backend, () -> codec.update(updated, 0, ByteBuffer.allocateDirect(SHARD)));
+
+        // the codec, and this thread, still code correctly
+        ByteBuffer[] good = directShards();
+        codec.encode(good);
+        byte[][] heap = new byte[K + M][SHARD];
+        for (int i = 0; i < K; i++) {
+            good[i].duplicate().get(heap[i]);
+        }
+        ErasureCodec.create(K, M).encode(heap);
+        for (int p = K; p < K + M; p++) {
+            byte[] parity = new byte[SHARD];
+            good[p].duplicate().get(parity);
+            assertArrayEquals(heap[p], parity, "parity row " + p + " after the faults");
+        }
+        assertTrue(codec.verify(good));
+    }
+
+    @Test
+    void aChecksumOverATruncatedMappingIsAMemoryFaultAndJavaReadsStillGetTheJvmsError() throws IOException {
+        assertNull(NativeLib.failure(), "the native library (and its guard) must load here");
+        MappedByteBuffer file = truncatedMapping(dir.resolve("data"), 4 * KEPT);
+        assertEquals(crcOfFirstPage(file), Crc32c.update(0, file.slice(0, KEPT)), "the intact page checksums");
+        MemoryFaultException e = assertThrows(MemoryFaultException.class, () -> Crc32c.update(0, file));
+        assertTrue(e.getMessage().contains("checksumming"), e.getMessage());
+        // the guard passes every fault outside its calls to the JVM's handler, which turns a Java read into an
+        // error (deferred in compiled code: back from the native sleep at the latest); without it the JVM would end
+        InternalError jvm = assertThrows(InternalError.class, () -> {
+            file.get(2 * KEPT);
+            Thread.sleep(1);
+        });
+        assertTrue(jvm.getMessage().startsWith("a fault occurred in "), jvm.getMessage());
+        assertEquals(crcOfFirstPage(file), Crc32c.update(0, file.slice(0, KEPT)), "and checksums still work");
+    }
+
+    @Test
+    void theJavaBackendGetsTheJvmsErrorAndTheJvmLives() throws Exception {
+        try (ChildJvm child = ChildJvm.start(MemoryFaultTest.class, List.of(), "java", dir.resolve("data").toString())) {
+            assertEquals("true", child.expect("guard "));
+            assertTrue(child.expect("java ").startsWith("a fault occurred in "), "the JVM's error for an Unsafe copy");
+            assertEquals(0, child.finish());
+        }
+    }
+
+    @Test
+    void aFaultOutsideAGuardedCallStillReachesTheJvm() throws Exception {
+        Path errorFile = dir.resolve("hs_err.log");
+        try (ChildJvm child = ChildJvm.start(MemoryFaultTest.class, List.of("-XX:ErrorFile=" + errorFile),
+            "foreign", dir.resolve("child-data").toString())) {
+            assertEquals("true", child.expect("guard "));
+            assertTrue(child.process().waitFor(60, TimeUnit.SECONDS), "the child neither ended nor returned");
+            // the JVM's handler got the fault (native code it does not guard) and wrote its report, as without us
+            assertEquals(134, child.process().exitValue(), "a JVM abort, not a hang, a jump or a silent exit");
+            try (Stream<String> lines = Files.lines(errorFile)) {
+                assertTrue(lines.anyMatch(l -> l.contains("SIGBUS")), "the JVM's report names the signal");
+            }
+        }
+    }
+
+    private static void assertFault(Backend backend, org.junit.jupiter.api.function.Executable call) {
+        MemoryFaultException e = assertThrows(MemoryFaultException.class, call);
+        assertTrue(e.getMessage().contains("on the " + backend + " backend"), e.getMessage());
+    }
+
+    /** K + M direct shards, the data random. */
+    private static ByteBuffer[] directShards() {
+        Random random = new Random(7);
+        ByteBuffer[] shards = new ByteBuffer[K + M];
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] = ByteBuffer.allocateDirect(SHARD);
+            if (i < K) {
+                byte[] data = new byte[SHARD];
+                random.nextBytes(data);
+                shards[i].put(data).flip();
+            }
+        }
+        return shards;
+    }
+
+    /** Maps {@code size} bytes of a new file read-write, then cuts the file to its first page. */
+    private static MappedByteBuffer truncatedMapping(Path file, int size) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+            StandardOpenOption.WRITE)) {
+            byte[] data = new byte[size];
+            new Random(3).nextBytes(data);
+            ch.write(ByteBuffer.wrap(data), 0);
+            MappedByteBuffer mapped = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            ch.truncate(KEPT);
+            return mapped;
+        }
+    }
+
+    private static int crcOfFirstPage(MappedByteBuffer file) {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        byte[] page = new byte[KEPT];
+        file.get(0, page);
+        crc.update(page);
+        return (int) crc.getValue();
+    }
+}
