@@ -1,6 +1,8 @@
 package dev.sharray.cli;
 
 import dev.sharray.pool.ProcessPool;
+import dev.sharray.pool.RemoteTaskException;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,9 +36,28 @@ final class PoolParallel implements Parallel {
         return workers + (workers == 1 ? " worker JVM" : " worker JVMs");
     }
 
+    /**
+     * {@inheritDoc} A task's I/O failure (an {@link IOException} in the worker) is a {@link TaskFailedException} with
+     * an {@link IOException} of the same message, as on threads, so commands report it the same way.
+     */
     @Override
     public <T, R> List<R> map(ParallelTask<T, R> task, List<? extends T> args) {
-        return pool.map(task, args);
+        try {
+            return pool.map(task, args);
+        } catch (RemoteTaskException e) {
+            if (isIoException(e.remoteClassName())) {
+                throw new TaskFailedException(new IOException(e.remoteMessage(), e));
+            }
+            throw e;
+        }
+    }
+
+    private static boolean isIoException(String className) {
+        try {
+            return IOException.class.isAssignableFrom(Class.forName(className, false, PoolParallel.class.getClassLoader()));
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     @Override
