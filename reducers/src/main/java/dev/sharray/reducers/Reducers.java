@@ -4,12 +4,14 @@ import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -30,6 +32,13 @@ public final class Reducers {
     private static final Reducers DEFAULTS = new Reducers(List.of());
     /** Collections read from the wire start at most this large and grow with the elements actually read. */
     private static final int PRESIZE_LIMIT = 4096;
+    /**
+     * Most keys of one decoded set or map that may share a hash code. A HashMap rebuilds keys that share one
+     * and are not Comparable in quadratic time (20,000 two-element lists took 4.7 s), so more is refused as
+     * hash flooding. Legitimate keys spread: the 10^6 records (x, y) of a 1000 x 1000 grid have at most 33
+     * per code.
+     */
+    static final int MAX_SHARED_HASH = 256;
 
     private final List<Reducer<?>> registered;
     private final Map<String, Reducer<?>> byId;
@@ -106,6 +115,35 @@ public final class Reducers {
             throw new MalformedDataException(reader.remaining() + " bytes trail the value");
         }
         return v;
+    }
+
+    /** Reads {@code n} values; the list grows as they arrive, never ahead of them (n comes from the wire). */
+    private static List<Object> readValues(ValueReader in, int n) {
+        final List<Object> values = new ArrayList<>(Math.min(n, PRESIZE_LIMIT));
+        for (int i = 0; i < n; i++) {
+            values.add(in.readValue());
+        }
+        return values;
+    }
+
+    /**
+     * Refuses keys (every {@code stride}-th value from the first) more than {@link #MAX_SHARED_HASH} of which
+     * share one hash code, before any goes into a hash table.
+     */
+    private static void requireSpreadHashes(List<Object> values, int stride, String kind) {
+        final int[] hashes = new int[values.size() / stride];
+        for (int i = 0; i < hashes.length; i++) {
+            hashes[i] = Objects.hashCode(values.get(i * stride));
+        }
+        Arrays.sort(hashes);
+        for (int i = 0, run = 1; i + 1 < hashes.length; i++) {
+            run = hashes[i + 1] == hashes[i] ? run + 1 : 1;
+            if (run > MAX_SHARED_HASH) {
+                throw new MalformedDataException("a " + kind + " of " + hashes.length + " keys of which more than "
+                    + MAX_SHARED_HASH + " share the hash code " + hashes[i] + ": refused as hash flooding (it would"
+                    + " take quadratic time to rebuild)");
+            }
+        }
     }
 
     /** Writes the tag of {@code value} and its encoding. */
@@ -237,17 +275,31 @@ public final class Reducers {
             case Tags.SET: {
                 final int n = in.readCount(1);
                 final Set<Object> set = new LinkedHashSet<>(Math.max(16, Math.min(n, PRESIZE_LIMIT) * 2));
-                for (int i = 0; i < n; i++) {
-                    set.add(in.readValue());
+                if (n <= MAX_SHARED_HASH) { // no more collisions than allowed: insert as read
+                    for (int i = 0; i < n; i++) {
+                        set.add(in.readValue());
+                    }
+                    return set;
                 }
+                final List<Object> elements = readValues(in, n);
+                requireSpreadHashes(elements, 1, "set");
+                set.addAll(elements);
                 return set;
             }
             case Tags.MAP: {
                 final int n = in.readCount(2);
                 final Map<Object, Object> map = new LinkedHashMap<>(Math.max(16, Math.min(n, PRESIZE_LIMIT) * 2));
-                for (int i = 0; i < n; i++) {
-                    final Object k = in.readValue();
-                    map.put(k, in.readValue());
+                if (n <= MAX_SHARED_HASH) {
+                    for (int i = 0; i < n; i++) {
+                        final Object k = in.readValue();
+                        map.put(k, in.readValue());
+                    }
+                    return map;
+                }
+                final List<Object> entries = readValues(in, 2 * n); // key, value, key, value, ...
+                requireSpreadHashes(entries, 2, "map");
+                for (int i = 0; i < entries.size(); i += 2) {
+                    map.put(entries.get(i), entries.get(i + 1));
                 }
                 return map;
             }
