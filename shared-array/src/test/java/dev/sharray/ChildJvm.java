@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -34,6 +35,21 @@ public final class ChildJvm implements AutoCloseable {
      * @return the running child
      */
     public static ChildJvm start(Class<?> mainClass, List<String> jvmOptions, String... args) throws IOException {
+        return start(mainClass, jvmOptions, Map.of(), args);
+    }
+
+    /**
+     * Like {@link #start(Class, List, String...)}, with variables added to the child's environment (such as
+     * {@code LD_PRELOAD}).
+     *
+     * @param mainClass   a class with a main method on the test classpath
+     * @param jvmOptions  extra options such as system properties
+     * @param environment variables to add or replace
+     * @param args        program arguments
+     * @return the running child
+     */
+    public static ChildJvm start(Class<?> mainClass, List<String> jvmOptions, Map<String, String> environment,
+                                 String... args) throws IOException {
         List<String> options = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
         String tempFolder = System.getProperty("sharray.tempFolder");
         if (tempFolder != null) {
@@ -42,6 +58,7 @@ public final class ChildJvm implements AutoCloseable {
         options.addAll(jvmOptions);
         List<String> cmd = JvmFlags.javaCommand(options, mainClass.getName(), args);
         ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(environment);
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         return new ChildJvm(pb.start());
     }

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -42,7 +43,8 @@ class MemoryFaultTest {
 
     /**
      * Child side, with the guard installed: {@code foreign} reads a truncated mapping with JNA's unguarded native
-     * reader (the JVM must end as it would without us); {@code java} encodes on the JAVA backend over it.
+     * reader (the JVM must end as it would without us); {@code java} encodes on the JAVA backend over it;
+     * {@code native} on the NATIVE backend, then reads it from Java.
      */
     public static void main(String[] args) throws Exception {
         MappedByteBuffer mapped = truncatedMapping(Path.of(args[1]), (K + M) * SHARD);
@@ -54,6 +56,22 @@ class MemoryFaultTest {
         }
         ByteBuffer[] shards = directShards();
         shards[1] = mapped.slice(SHARD, SHARD);
+        if (args[0].equals("native")) {
+            try {
+                ErasureCodec.builder(K, M).backend(Backend.NATIVE).build().encode(shards);
+                System.out.println("native none");
+            } catch (MemoryFaultException e) {
+                System.out.println("native " + e.getClass().getSimpleName());
+            }
+            try {
+                mapped.get(2 * SHARD);
+                Thread.sleep(1); // back from native code: the JVM throws an error it deferred, at the latest here
+                System.out.println("java none");
+            } catch (InternalError e) {
+                System.out.println("java " + e.getMessage());
+            }
+            return;
+        }
         try {
             ErasureCodec.builder(K, M).backend(Backend.JAVA).build().encode(shards);
             Thread.sleep(1); // back from native code: the JVM throws an error it deferred, at the latest here
@@ -122,6 +140,20 @@ class MemoryFaultTest {
         });
         assertTrue(jvm.getMessage().startsWith("a fault occurred in "), jvm.getMessage());
         assertEquals(crcOfFirstPage(file), Crc32c.update(0, file.slice(0, KEPT)), "and checksums still work");
+    }
+
+    @Test
+    void withTheJvmsSignalChainingLibraryTheGuardStillCatchesAndTheJvmStillHandlesItsOwn() throws Exception {
+        // libjsig keeps the JVM's handler installed and hands it ours to call for faults it does not own
+        Path libjsig = Path.of(System.getProperty("java.home"), "lib", "libjsig.so");
+        assertTrue(Files.exists(libjsig), libjsig + " ships with every JDK");
+        try (ChildJvm child = ChildJvm.start(MemoryFaultTest.class, List.of(), Map.of("LD_PRELOAD", libjsig.toString()),
+            "native", dir.resolve("data").toString())) {
+            assertEquals("true", child.expect("guard "));
+            assertEquals("MemoryFaultException", child.expect("native "));
+            assertTrue(child.expect("java ").startsWith("a fault occurred in "), "the JVM's error for a Java read");
+            assertEquals(0, child.finish());
+        }
     }
 
     @Test
