@@ -2,6 +2,7 @@ package dev.sharray.cli.ec;
 
 import dev.sharray.codec.Crc32c;
 import dev.sharray.codec.MemoryFaultException;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
@@ -19,9 +20,23 @@ final class Mapped {
     /** Test hook: runs after every mapping, to truncate a file under it (null: nothing). */
     static volatile Runnable afterMapping;
 
-    /** Maps {@code [pos, pos+len)} read-only; release it with {@link #unmap}. */
+    /**
+     * Maps {@code [pos, pos+len)} read-only; release it with {@link #unmap}.
+     *
+     * @throws EOFException if the file no longer reaches {@code pos + len} (it shrank)
+     */
     static MappedByteBuffer map(FileChannel ch, long pos, long len) throws IOException {
-        MappedByteBuffer b = ch.map(FileChannel.MapMode.READ_ONLY, pos, len);
+        MappedByteBuffer b;
+        try {
+            b = ch.map(FileChannel.MapMode.READ_ONLY, pos, len);
+        } catch (IOException e) { // read-only past the end: "Channel not open for writing - cannot extend ..."
+            if (ch.size() < pos + len) {
+                EOFException shrank = new EOFException("the file ends before byte " + (pos + len) + ": it shrank");
+                shrank.initCause(e);
+                throw shrank;
+            }
+            throw e;
+        }
         Runnable hook = afterMapping;
         if (hook != null) {
             hook.run();
@@ -38,7 +53,8 @@ final class Mapped {
 
     /**
      * @return the CRC-32C of {@code [pos, pos+len)} of the channel
-     * @throws MemoryFaultException if the file shrank while it was read
+     * @throws EOFException if the file shrank before a part of it was mapped
+     * @throws MemoryFaultException if the file shrank under a mapped part
      */
     static int crc(FileChannel ch, long pos, long len) throws IOException {
         int crc = 0;

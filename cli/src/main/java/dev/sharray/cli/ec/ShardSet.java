@@ -3,6 +3,7 @@ package dev.sharray.cli.ec;
 import dev.sharray.cli.CliException;
 import dev.sharray.cli.Parallel;
 import dev.sharray.codec.MemoryFaultException;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -224,10 +225,10 @@ public final class ShardSet {
                 return new ShardEntry(i, file, ShardStatus.CORRUPTED, "body checksum mismatch");
             }
             return new ShardEntry(i, file, ShardStatus.INTACT, "");
+        } catch (EOFException | MemoryFaultException e) { // cut short after its size was checked
+            return new ShardEntry(i, file, ShardStatus.TRUNCATED, "shrank while it was being read");
         } catch (IOException e) {
             return new ShardEntry(i, file, ShardStatus.UNREADABLE, "cannot read: " + describe(e));
-        } catch (MemoryFaultException e) {
-            return new ShardEntry(i, file, ShardStatus.TRUNCATED, "shrank while it was being read");
         }
     }
 

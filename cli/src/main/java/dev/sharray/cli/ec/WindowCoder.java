@@ -6,6 +6,7 @@ import dev.sharray.codec.Crc32c;
 import dev.sharray.codec.Matrix;
 import dev.sharray.codec.MemoryFaultException;
 import dev.sharray.codec.SharedStripes;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -123,11 +124,8 @@ public final class WindowCoder {
     private static ByteBuffer map(FileChannel ch, long pos, int len, String shrank) throws IOException {
         try {
             return Mapped.map(ch, pos, len);
-        } catch (IOException e) { // read-only mapping past the end: "Channel not open for writing - cannot extend..."
-            if (ch.size() < pos + len) {
-                throw new IOException(shrank, e);
-            }
-            throw e;
+        } catch (EOFException e) {
+            throw new IOException(shrank, e);
         }
     }
 

@@ -74,6 +74,23 @@ class TruncatedWhileMappedTest {
     }
 
     @Test
+    void aShardCutShortBetweenTheMappingsOfItsChecksumIsReportedTruncated() throws Exception {
+        // a body over Mapped.CHUNK is checksummed one mapping at a time: cut at the end of the first, the
+        // second mapping finds the file too short (it said "cannot read: Channel not open for writing")
+        Path input = dir.resolve("big.bin");
+        Files.write(input, new byte[(int) Mapped.CHUNK + 1000]);
+        Path shards = dir.resolve("big-shards");
+        try (Parallel compute = Parallels.local(1); Parallel io = Parallels.local(1)) {
+            FileEncoder.encode(input, shards, 1, 1, Matrix.VANDERMONDE, false, compute, io);
+            Files.delete(shards.resolve("shard-01.sre")); // the scan maps only the data shard's body
+            truncateOnMapping(shards.resolve("shard-00.sre"), 1, ShardHeader.SIZE + Mapped.CHUNK);
+            ShardEntry entry = ShardSet.scan(shards, io).entries().get(0);
+            assertEquals(ShardStatus.TRUNCATED, entry.status());
+            assertEquals("shrank while it was being read", entry.detail());
+        }
+    }
+
+    @Test
     void decodeFailsAndLeavesNoOutputWhenASurvivorIsTruncatedUnderIt() throws Exception {
         Path shards = encode();
         Files.delete(shards.resolve("shard-01.sre"));
@@ -106,11 +123,16 @@ class TruncatedWhileMappedTest {
 
     /** Right after the {@code n}-th mapping of any file from now, cuts {@code file} to its first page. */
     private static void truncateOnMapping(Path file, int n) {
+        truncateOnMapping(file, n, 4096);
+    }
+
+    /** Right after the {@code n}-th mapping of any file from now, cuts {@code file} to {@code length} bytes. */
+    private static void truncateOnMapping(Path file, int n, long length) {
         AtomicInteger mappings = new AtomicInteger();
         Mapped.afterMapping = () -> {
             if (mappings.incrementAndGet() == n) {
                 try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-                    f.setLength(4096);
+                    f.setLength(length);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
