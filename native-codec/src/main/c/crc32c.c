@@ -205,19 +205,47 @@ static uint32_t crc_sw(uint32_t c, const u8 *p, int64_t len) {
     return c;
 }
 
+/* The ways to compute it, slowest first; sc_crc32c takes the fastest this CPU has. */
+#define PATH_TABLE 0
+#define PATH_STREAMS 1
+#define PATH_FOLD 2
+
 typedef struct {
     uint32_t state;
     const u8 *p;
     int64_t len;
+    int path;
 } crc_args;
 
 static void crc_body(void *arg) {
     crc_args *a = arg;
-    if (has_fold && a->len >= 256) {
+    if (a->path == PATH_FOLD && a->len >= 256) {
         a->state = crc_fold(a->state, a->p, a->len);
+    } else if (a->path >= PATH_STREAMS) {
+        a->state = crc_hw(a->state, a->p, a->len);
     } else {
-        a->state = has_sse42 ? crc_hw(a->state, a->p, a->len) : crc_sw(a->state, a->p, a->len);
+        a->state = crc_sw(a->state, a->p, a->len);
     }
+}
+
+/*
+ * As sc_crc32c, on one path (PATH_*), for tests: every path must agree. Returns -2 for a path this CPU
+ * lacks.
+ */
+static int best_path(void) {
+    pthread_once(&init_once, init);
+    return has_fold ? PATH_FOLD : has_sse42 ? PATH_STREAMS : PATH_TABLE;
+}
+
+int64_t sc_crc32c_path(int path, int32_t value, const u8 *p, int64_t len) {
+    if (path < PATH_TABLE || path > best_path()) {
+        return -2;
+    }
+    crc_args a = { ~(uint32_t)value, p, len, path };
+    if (sc_run_guarded(crc_body, &a) != 0) {
+        return SC_FAULT;
+    }
+    return (int64_t)(uint32_t)~a.state;
 }
 
 /*
@@ -225,10 +253,5 @@ static void crc_body(void *arg) {
  * [p, p + len) (0 .. 2^32 - 1), or SC_FAULT when that memory faulted.
  */
 int64_t sc_crc32c(int32_t value, const u8 *p, int64_t len) {
-    pthread_once(&init_once, init);
-    crc_args a = { ~(uint32_t)value, p, len };
-    if (sc_run_guarded(crc_body, &a) != 0) {
-        return SC_FAULT;
-    }
-    return (int64_t)(uint32_t)~a.state;
+    return sc_crc32c_path(best_path(), value, p, len);
 }

@@ -74,6 +74,12 @@ final class NativeLib {
     /** @return the CRC-32C value after {@code [address, address + len)} (0 .. 2^32 - 1), or {@link #FAULT} */
     static native long sc_crc32c(int value, long address, long len);
 
+    /**
+     * As {@link #sc_crc32c} on one way of computing it (0 table, 1 SSE4.2 streams, 2 AVX-512 folding), for tests;
+     * -2 for a way this CPU lacks.
+     */
+    static native long sc_crc32c_path(int path, int value, long address, long len);
+
     /** @return 0 when the two ranges hold the same bytes, 1 when not, {@link #FAULT} when either faulted */
     static native int sc_differ(long a, long b, long n);
 

@@ -51,6 +51,29 @@ class Crc32cTest {
     }
 
     @Test
+    void everyNativePathAgreesWithTheJdk() {
+        // Crc32c.update takes the fastest path only; the slower ones serve CPUs without AVX-512 or SSE4.2
+        assertEquals(-2, NativeLib.sc_crc32c_path(3, 0, 0, 0), "no path 3");
+        Random r = new Random(4);
+        byte[] data = new byte[100_000];
+        r.nextBytes(data);
+        ByteBuffer direct = ByteBuffer.allocateDirect(data.length).put(data).clear();
+        long base = Buffers.base(direct);
+        for (int path = 0; path <= 2; path++) {
+            // this CPU (and CI's) has all three; a CPU without one would give -2 here and fail loudly
+            for (int t = 0; t < 200; t++) {
+                int len = t < 40 ? t * 641 % 30_000 : r.nextInt(t % 2 == 0 ? 1_000 : data.length);
+                int off = r.nextInt(data.length - len + 1);
+                int start = r.nextInt();
+                int expected = Crc32c.combine(start, crc(data, off, len), len);
+                assertEquals(expected, (int) NativeLib.sc_crc32c_path(path, start, base + off, len),
+                    "path " + path + ", " + off + "+" + len);
+            }
+        }
+        java.lang.ref.Reference.reachabilityFence(direct);
+    }
+
+    @Test
     void combineHandlesPartsLongerThan4GiB() {
         byte[] head = "sharray".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocateDirect(1 << 20);
