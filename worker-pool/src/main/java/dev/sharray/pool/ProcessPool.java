@@ -1138,11 +1138,9 @@ public final class ProcessPool implements AutoCloseable {
             }
         }
         if (state.get() == CLOSED) {
-            // stop() may have finished its list already, and the result thread ended
-            final Task left = takeDoneLocked();
-            if (left != null) {
-                finishAll(left);
-            }
+            // stop() may have settled its tasks already, and the result thread ended: settle these as stop() does,
+            // one at a time, so a callback waiting for another of them finishes it itself
+            settleStopped();
         } else {
             results.tasksSettled();
         }
@@ -1374,15 +1372,6 @@ public final class ProcessPool implements AutoCloseable {
                 t.nextDone = null;
             }
             return t;
-        } finally {
-            pumpLock.unlock();
-        }
-    }
-
-    private Task takeDoneLocked() {
-        pumpLock.lock();
-        try {
-            return takeDone();
         } finally {
             pumpLock.unlock();
         }
