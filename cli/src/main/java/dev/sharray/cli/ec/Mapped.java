@@ -39,7 +39,12 @@ final class Mapped {
         }
         Runnable hook = afterMapping;
         if (hook != null) {
-            hook.run();
+            try {
+                hook.run();
+            } catch (RuntimeException e) {
+                unmap(b); // the caller never gets it to unmap
+                throw e;
+            }
         }
         return b;
     }

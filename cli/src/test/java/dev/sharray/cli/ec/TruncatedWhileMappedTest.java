@@ -40,11 +40,10 @@ class TruncatedWhileMappedTest {
 
     @Test
     void encodeFailsAndRemovesItsOutputWhenTheInputIsTruncatedUnderIt() throws Exception {
-        Path input = randomFile("input.bin");
         Path shards = dir.resolve("shards");
         // one task codes the one window: it maps the 4 data shards of the input, in order, then codes them
         for (int cutAfter : new int[] {4, 1}) { // cut under all four mappings, or before the next mapping
-            randomFile("input.bin"); // whole again
+            Path input = randomFile("input.bin"); // whole again
             truncateOnMapping(input, cutAfter);
             try (Parallel compute = Parallels.local(1); Parallel io = Parallels.local(2)) {
                 CliException e = assertThrows(CliException.class,
