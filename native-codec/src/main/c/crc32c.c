@@ -228,15 +228,16 @@ static void crc_body(void *arg) {
     }
 }
 
-/*
- * As sc_crc32c, on one path (PATH_*), for tests: every path must agree. Returns -2 for a path this CPU
- * lacks.
- */
+/* The fastest path this CPU has. */
 static int best_path(void) {
     pthread_once(&init_once, init);
     return has_fold ? PATH_FOLD : has_sse42 ? PATH_STREAMS : PATH_TABLE;
 }
 
+/*
+ * As sc_crc32c, on one path (PATH_*), for tests: every path must agree. Returns -2 for a path this CPU
+ * lacks.
+ */
 int64_t sc_crc32c_path(int path, int32_t value, const u8 *p, int64_t len) {
     if (path < PATH_TABLE || path > best_path()) {
         return -2;

@@ -12,9 +12,9 @@ import java.util.zip.CRC32C;
  * {@link MemoryFaultException} where the JDK's {@code CRC32C.update} ends the JVM with {@code SIGBUS}. Direct
  * buffers are checksummed by libsharraycodec under its SIGBUS guard (carry-less multiply folding with
  * AVX-512 VPCLMULQDQ, else three interleaved {@code crc32} streams), about as fast as the JDK's intrinsic
- * from 1 MiB on ({@code Crc32cBench}); heap buffers by the JDK. Without that library, direct buffers are copied to the heap in chunks and
- * checksummed there; a fault is then the JVM's {@link InternalError}, which it may raise a little after the
- * access.
+ * from 1 MiB on ({@code Crc32cBench}); heap buffers by the JDK. Without that library, direct buffers are
+ * copied to the heap in chunks and checksummed there; a fault is then the JVM's {@link InternalError}, which
+ * it may raise a little after the access.
  *
  * <p>{@link #combine}: appending {@code |B|} zero bytes to A multiplies its CRC by {@code x^(8|B|)} modulo the
  * polynomial, so {@code crc(A || B) = crc(A) * x^(8|B|) mod P  xor  crc(B)}. The power is a product of the
