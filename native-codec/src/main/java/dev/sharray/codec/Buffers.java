@@ -5,17 +5,30 @@ import com.sun.jna.Pointer;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /** Native addresses of direct ByteBuffers, without allocating when the JDK lets us. */
 final class Buffers {
     /**
+     * The JDK's own reading of a buffer's address field ({@code JavaNioAccess.getBufferAddress}), which answers
+     * for every direct buffer: null without the project's JVM flags.
+     */
+    private static final MethodHandle RAW_ADDRESS = findRawAddress();
+    /**
      * sun.nio.ch.DirectBuffer#address, reachable because the project's JVM flags export sun.nio.ch;
-     * null without that flag, and then JNA (which allocates a Pointer per call) answers instead.
+     * null without that flag, and then JNA (which allocates a Pointer per call) answers instead. It throws
+     * for a buffer of a shared arena (JDK 21+), hence {@link #RAW_ADDRESS} first.
      */
     private static final MethodHandle ADDRESS = find();
 
     private Buffers() {
+    }
+
+    private static MethodHandle findRawAddress() {
+        final MethodType usedAs = MethodType.methodType(long.class, ByteBuffer.class);
+        final MethodHandle h = JdkNioAccess.find("getBufferAddress", MethodType.methodType(long.class, Buffer.class), usedAs);
+        return h != null ? h : JdkNioAccess.find("getBufferAddress", usedAs, usedAs); // JDK 17 takes a ByteBuffer
     }
 
     private static MethodHandle find() {
@@ -30,9 +43,9 @@ final class Buffers {
         }
     }
 
-    /** @return whether addresses come from the JDK's own accessor (no allocation), not from JNA */
+    /** @return whether addresses come from the JDK's own accessors (no allocation), not from JNA */
     static boolean allocationFree() {
-        return ADDRESS != null;
+        return RAW_ADDRESS != null || ADDRESS != null;
     }
 
     /** Address of the buffer's position; the buffer must be direct (checked by the caller). */
@@ -42,6 +55,13 @@ final class Buffers {
 
     /** Address of the buffer's first byte (index 0, not its position); the buffer must be direct. */
     static long base(ByteBuffer b) {
+        if (RAW_ADDRESS != null) {
+            try {
+                return (long) RAW_ADDRESS.invokeExact(b);
+            } catch (Throwable t) {
+                // Fall through: the handle only fails if the JDK changes underneath us.
+            }
+        }
         if (ADDRESS != null) {
             try {
                 return (long) ADDRESS.invokeExact(b);

@@ -17,6 +17,8 @@ final class CallScratch {
     final long[] shardAddr = new long[ErasureCodec.MAX_SHARDS];
     final boolean[] writable = new boolean[ErasureCodec.MAX_SHARDS];
     final PatternKey probe = new PatternKey();
+    /** The arenas of the call's direct buffers, held while C works on them. */
+    final BufferSessions sessions = new BufferSessions();
 
     static CallScratch get() {
         return LOCAL.get();

@@ -49,6 +49,8 @@ public final class Crc32c {
      * @param buffer the bytes, from its position to its limit
      * @return the CRC-32C value after them
      * @throws MemoryFaultException if the buffer's memory faulted (its mapped file was truncated)
+     * @throws IllegalStateException if the buffer belongs to a memory segment whose arena is closed (its memory
+     *                               is held while the checksum runs: see {@link ErasureCodec})
      */
     public static int update(int value, ByteBuffer buffer) {
         final int position = buffer.position(); // read once: the native code must see what was checked
@@ -57,8 +59,15 @@ public final class Crc32c {
             return value;
         }
         if (buffer.isDirect() && NativeLib.available()) {
-            long result = NativeLib.sc_crc32c(value, Buffers.base(buffer) + position, length);
-            Reference.reachabilityFence(buffer); // the memory stays mapped until the C code returns
+            final BufferSessions sessions = CallScratch.get().sessions;
+            sessions.acquire(buffer, "the buffer");
+            long result;
+            try {
+                result = NativeLib.sc_crc32c(value, Buffers.base(buffer) + position, length);
+            } finally {
+                sessions.releaseAll(); // its arena, if it has one, may close again
+                Reference.reachabilityFence(buffer); // the memory stays mapped until the C code returns
+            }
             if (result == NativeLib.FAULT) {
                 throw MemoryFaultException.inChecksum();
             }

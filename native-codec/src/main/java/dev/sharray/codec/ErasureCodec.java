@@ -16,7 +16,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ul>
  *   <li>{@code byte[][]} of {@code k + m} arrays;</li>
  *   <li>{@code ByteBuffer[]} of {@code k + m} <em>direct</em> buffers: each shard is the buffer's
- *       {@code position()..limit()} range; positions and limits are never changed;</li>
+ *       {@code position()..limit()} range; positions and limits are never changed. A buffer of a memory
+ *       segment ({@code MemorySegment.asByteBuffer()}) keeps its arena open for the call, as the JDK's channels
+ *       do for I/O: one whose arena is closed throws {@code IllegalStateException}, and closing the arena
+ *       during the call fails in the closing thread (on JDK 21+, with the project's JVM flags);</li>
  *   <li>a {@code SharedArray} of dtype UINT8 and shape {@code (k + m, shardLength)}, contiguous,
  *       processed in place (raw addresses go straight to the kernels, nothing is copied).</li>
  * </ul>
@@ -319,11 +322,16 @@ public final class ErasureCodec {
         shards = snapshot(shards);
         CallScratch c = CallScratch.get();
         long len = checks.buffers(shards, parityFlags, c.shardAddr);
-        runHook(afterBuffersChecked);
-        System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
-        System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
-        engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
-        Reference.reachabilityFence(shards);
+        c.sessions.acquireAll(shards);
+        try {
+            runHook(afterBuffersChecked);
+            System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
+            System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
+            engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
+        } finally {
+            c.sessions.releaseAll();
+            Reference.reachabilityFence(shards);
+        }
     }
 
     /**
@@ -336,12 +344,16 @@ public final class ErasureCodec {
         shards = snapshot(shards);
         CallScratch c = CallScratch.get();
         long len = checks.buffers(shards, readOnlyFlags, c.shardAddr);
-        runHook(afterBuffersChecked);
-        System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
-        System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
-        boolean ok = engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
-        Reference.reachabilityFence(shards);
-        return ok;
+        c.sessions.acquireAll(shards);
+        try {
+            runHook(afterBuffersChecked);
+            System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
+            System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
+            return engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
+        } finally {
+            c.sessions.releaseAll();
+            Reference.reachabilityFence(shards);
+        }
     }
 
     /**
@@ -395,11 +407,17 @@ public final class ErasureCodec {
         Checks.newDataLength(newData.limit() - newPosition, len);
         final long newAddress = Buffers.base(newData) + newPosition;
         checks.disjoint(-1, newAddress, len, cs.shardAddr, -1);
-        runHook(afterBuffersChecked);
-        System.arraycopy(cs.shardAddr, k, cs.dstAddr, 0, m);
-        cs.srcAddr[0] = cs.shardAddr[dataIndex];
-        cs.srcAddr[1] = newAddress;
-        engine.dot(columnPairTables[dataIndex], cs.srcAddr, cs.dstAddr, len, true); // one pass: col * (old ^ new)
+        cs.sessions.acquireAll(shards);
+        try {
+            cs.sessions.acquire(newData, "newData");
+            runHook(afterBuffersChecked);
+            System.arraycopy(cs.shardAddr, k, cs.dstAddr, 0, m);
+            cs.srcAddr[0] = cs.shardAddr[dataIndex];
+            cs.srcAddr[1] = newAddress;
+            engine.dot(columnPairTables[dataIndex], cs.srcAddr, cs.dstAddr, len, true); // one pass: col * (old ^ new)
+        } finally {
+            cs.sessions.releaseAll();
+        }
         // the data itself, by the same positions as the parity patch (bounds-checked Java, whatever moved since)
         final int dataPosition = (int) (cs.shardAddr[dataIndex] - Buffers.base(shards[dataIndex]));
         shards[dataIndex].put(dataPosition, newData, newPosition, (int) len);
@@ -421,15 +439,20 @@ public final class ErasureCodec {
         if (count == 0) {
             return;
         }
-        runHook(afterBuffersChecked);
-        for (int j = 0; j < k; j++) {
-            c.srcAddr[j] = c.shardAddr[plan.survivors[j]];
+        c.sessions.acquireAll(shards);
+        try {
+            runHook(afterBuffersChecked);
+            for (int j = 0; j < k; j++) {
+                c.srcAddr[j] = c.shardAddr[plan.survivors[j]];
+            }
+            for (int r = 0; r < count; r++) {
+                c.dstAddr[r] = c.shardAddr[plan.missing[r]];
+            }
+            engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
+        } finally {
+            c.sessions.releaseAll();
+            Reference.reachabilityFence(shards);
         }
-        for (int r = 0; r < count; r++) {
-            c.dstAddr[r] = c.shardAddr[plan.missing[r]];
-        }
-        engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
-        Reference.reachabilityFence(shards);
     }
 
     /** Test hook: sets what runs between checking direct buffer shards and coding them (null: nothing). */
