@@ -13,6 +13,8 @@
 /* The jump target of the guarded call running on this thread, or NULL. initial-exec: the handler reads it
  * with one fs-relative load, never entering the dynamic linker (which is not async-signal-safe). */
 static __thread sigjmp_buf *fault_target __attribute__((tls_model("initial-exec")));
+/* The address of this thread's last guarded fault (see sc_fault_address). */
+static __thread void *fault_address __attribute__((tls_model("initial-exec")));
 
 static struct sigaction previous_action;
 static pthread_once_t install_once = PTHREAD_ONCE_INIT;
@@ -22,6 +24,7 @@ static void on_sigbus(int sig, siginfo_t *info, void *context) {
     sigjmp_buf *target = fault_target;
     if (target != NULL && info->si_code > 0) { /* raised by the kernel for this thread's access */
         fault_target = NULL;
+        fault_address = info->si_addr;
         /* sigsetjmp saved no mask (a system call per guarded call); restore the one the fault interrupted */
         pthread_sigmask(SIG_SETMASK, &((ucontext_t *)context)->uc_sigmask, NULL);
         siglongjmp(*target, 1);
@@ -77,4 +80,8 @@ int sc_run_guarded(void (*body)(void *), void *arg) {
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* ...and cleared after its last */
     fault_target = outer;
     return 0;
+}
+
+void *sc_fault_address(void) {
+    return fault_address;
 }

@@ -21,4 +21,8 @@ int sc_install_fault_guard(void);
  * then partial). Needs sc_install_fault_guard() first. */
 int sc_run_guarded(void (*body)(void *), void *arg);
 
+/* The address whose access faulted in this thread's last guarded call that returned SC_FAULT (the kernel's
+ * si_addr), for naming the buffer that faulted; NULL before any. */
+void *sc_fault_address(void);
+
 #endif

@@ -328,6 +328,8 @@ public final class ErasureCodec {
             System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
             System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
             engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
+        } catch (MemoryFaultException e) {
+            throw e.locate(c.shardAddr, n, len);
         } finally {
             c.sessions.releaseAll();
             Reference.reachabilityFence(shards);
@@ -350,6 +352,8 @@ public final class ErasureCodec {
             System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
             System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
             return engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
+        } catch (MemoryFaultException e) {
+            throw e.locate(c.shardAddr, n, len);
         } finally {
             c.sessions.releaseAll();
             Reference.reachabilityFence(shards);
@@ -415,6 +419,8 @@ public final class ErasureCodec {
             cs.srcAddr[0] = cs.shardAddr[dataIndex];
             cs.srcAddr[1] = newAddress;
             engine.dot(columnPairTables[dataIndex], cs.srcAddr, cs.dstAddr, len, true); // one pass: col * (old ^ new)
+        } catch (MemoryFaultException e) {
+            throw e.locate(cs.shardAddr, n, len); // a fault in newData names no shard
         } finally {
             cs.sessions.releaseAll();
         }
@@ -449,6 +455,8 @@ public final class ErasureCodec {
                 c.dstAddr[r] = c.shardAddr[plan.missing[r]];
             }
             engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
+        } catch (MemoryFaultException e) {
+            throw e.locate(c.shardAddr, n, len);
         } finally {
             c.sessions.releaseAll();
             Reference.reachabilityFence(shards);
@@ -495,7 +503,11 @@ public final class ErasureCodec {
             long base = held.address();
             rows(c.srcAddr, base, len, 0, k);
             rows(c.dstAddr, base, len, k, m);
-            engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
+            try {
+                engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
+            } catch (MemoryFaultException e) {
+                throw e.locateRow(base, n, len);
+            }
         }
     }
 
@@ -513,7 +525,11 @@ public final class ErasureCodec {
             long base = held.address();
             rows(c.srcAddr, base, len, 0, k);
             rows(c.dstAddr, base, len, k, m);
-            return engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
+            try {
+                return engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
+            } catch (MemoryFaultException e) {
+                throw e.locateRow(base, n, len);
+            }
         }
     }
 
@@ -567,13 +583,17 @@ public final class ErasureCodec {
             // the two-column table applies col * (old ^ new) to every parity row, then the chunk replaces the
             // old data.
             c.srcAddr[1] = staged;
-            for (long pos = 0, n; pos < len; pos += n) {
-                n = Math.min(UPDATE_CHUNK, len - pos);
-                RawMemory.write(newData, (int) pos, staged, (int) n);
-                c.srcAddr[0] = row + pos;
-                rows(c.dstAddr, base + pos, len, k, m);
-                engine.dot(columnPairTables[dataIndex], c.srcAddr, c.dstAddr, n, true);
-                RawMemory.write(newData, (int) pos, row + pos, (int) n);
+            try {
+                for (long pos = 0, chunk; pos < len; pos += chunk) {
+                    chunk = Math.min(UPDATE_CHUNK, len - pos);
+                    RawMemory.write(newData, (int) pos, staged, (int) chunk);
+                    c.srcAddr[0] = row + pos;
+                    rows(c.dstAddr, base + pos, len, k, m);
+                    engine.dot(columnPairTables[dataIndex], c.srcAddr, c.dstAddr, chunk, true);
+                    RawMemory.write(newData, (int) pos, row + pos, (int) chunk);
+                }
+            } catch (MemoryFaultException e) {
+                throw e.locateRow(base, n, len);
             }
         }
     }
@@ -596,7 +616,11 @@ public final class ErasureCodec {
             for (int r = 0; r < count; r++) {
                 c.dstAddr[r] = base + plan.missing[r] * len;
             }
-            engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
+            try {
+                engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
+            } catch (MemoryFaultException e) {
+                throw e.locateRow(base, n, len);
+            }
         }
     }
 

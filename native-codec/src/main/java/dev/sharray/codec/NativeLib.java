@@ -71,6 +71,9 @@ final class NativeLib {
     /** @return 0, or {@link #FAULT} (outputs partly written) */
     static native int sc_dot(long len, int nsrc, int ndst, long tables, long src, long dst, int acc, int level);
 
+    /** @return the address whose access faulted in this thread's last guarded call that returned {@link #FAULT}, 0 before any */
+    static native long sc_fault_address();
+
     /** @return the CRC-32C value after {@code [address, address + len)} (0 .. 2^32 - 1), or {@link #FAULT} */
     static native long sc_crc32c(int value, long address, long len);
 

@@ -101,24 +101,24 @@ class MemoryFaultTest {
         // encode reading a data shard past the end of the file
         ByteBuffer[] shards = directShards();
         shards[1] = file.slice(SHARD, SHARD);
-        assertFault(backend, () -> codec.encode(shards));
+        assertFault(backend, 1, () -> codec.encode(shards));
 
         // reconstruct writing a missing data shard past the end of the file
         ByteBuffer[] lost = directShards();
         codec.encode(lost);
         lost[2] = file.slice(2 * SHARD, SHARD);
         boolean[] present = {true, true, false, true, true, true};
-        assertFault(backend, () -> codec.reconstruct(lost, present));
+        assertFault(backend, 2, () -> codec.reconstruct(lost, present));
 
         // verify reading a parity shard past the end of the file
         ByteBuffer[] checked = directShards();
         checked[K] = file.slice(K * SHARD, SHARD);
-        assertFault(backend, () -> codec.verify(checked));
+        assertFault(backend, K, () -> codec.verify(checked));
 
         // update patching parity past the end of the file
         ByteBuffer[] updated = directShards();
         updated[K + 1] = file.slice((K + 1) * SHARD, SHARD);
-        assertFault(backend, () -> codec.update(updated, 0, ByteBuffer.allocateDirect(SHARD)));
+        assertFault(backend, K + 1, () -> codec.update(updated, 0, ByteBuffer.allocateDirect(SHARD)));
 
         // the codec, and this thread, still code correctly
         ByteBuffer[] good = directShards();
@@ -131,6 +131,22 @@ class MemoryFaultTest {
             assertArrayEquals(heap[p], parity, "parity row " + p + " after the faults");
         }
         assertTrue(codec.verify(good));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = {"NATIVE", "ISAL"})
+    void aStripeWhoseFileIsTruncatedUnderItsParityRowsFailsNamingAParityRow(Backend backend) throws IOException {
+        ErasureCodec codec = ErasureCodec.builder(K, M).backend(backend).build();
+        try (dev.sharray.SharedArray stripe = dev.sharray.SharedArray.create(dev.sharray.DType.UINT8, K + M, SHARD)) {
+            long parityStart = stripe.descriptor().offset() + (long) K * SHARD;
+            try (FileChannel ch = FileChannel.open(stripe.path(), StandardOpenOption.WRITE)) {
+                ch.truncate(parityStart);
+            }
+            MemoryFaultException e = assertThrows(MemoryFaultException.class, () -> codec.encode(stripe));
+            assertTrue(e.shard() >= K && e.shard() < K + M, "the faulting row: " + e.getMessage());
+            assertTrue(e.getMessage().startsWith("the memory of stripe row " + e.shard() + " faulted"), e.getMessage());
+            assertEquals(-1, ((MemoryFaultException) e.getCause()).shard(), "the guard's own fault names no shard");
+        }
     }
 
     @Test
@@ -197,9 +213,12 @@ class MemoryFaultTest {
         }
     }
 
-    private static void assertFault(Backend backend, org.junit.jupiter.api.function.Executable call) {
+    /** The call fails with a fault that names {@code shard}, over the guard's fault on {@code backend}. */
+    private static void assertFault(Backend backend, int shard, org.junit.jupiter.api.function.Executable call) {
         MemoryFaultException e = assertThrows(MemoryFaultException.class, call);
-        assertTrue(e.getMessage().contains("on the " + backend + " backend"), e.getMessage());
+        assertEquals(shard, e.shard(), e.getMessage());
+        assertTrue(e.getMessage().startsWith("the memory of shard " + shard + " faulted"), e.getMessage());
+        assertTrue(e.getCause().getMessage().contains("on the " + backend + " backend"), e.getCause().getMessage());
     }
 
     /** The same random stripe every time, parity zero. */

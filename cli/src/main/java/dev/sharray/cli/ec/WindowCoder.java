@@ -63,17 +63,37 @@ public final class WindowCoder {
             for (int j = 0; j < job.m(); j++) {
                 shards[k + j] = SharedMemory.bytes(p.rows(), (p.row0() + j) * job.window() + p.start(), len);
             }
-            SharedStripes.codec(k, job.m(), job.matrix()).encode(shards);
+            try {
+                SharedStripes.codec(k, job.m(), job.matrix()).encode(shards);
+            } catch (MemoryFaultException e) {
+                throw encodeFault(e.shard(), k, e);
+            }
             int[] crcs = new int[shards.length];
             for (int i = 0; i < shards.length; i++) {
-                crcs[i] = Crc32c.update(0, shards[i]); // not the JDK's CRC32C: a fault in it ends the JVM
+                try {
+                    crcs[i] = Crc32c.update(0, shards[i]); // not the JDK's CRC32C: a fault in it ends the JVM
+                } catch (MemoryFaultException e) {
+                    throw encodeFault(i, k, e);
+                }
             }
             return crcs;
-        } catch (MemoryFaultException e) { // the mapped input was truncated under us
-            throw new IOException("the input shrank while encoding", e);
         } finally {
             owned.forEach(Mapped::unmap);
         }
+    }
+
+    /**
+     * @param shard the shard whose memory faulted (-1: not known, then the input, the only memory another
+     *              process is expected to cut short)
+     * @return the failure to report: the input was truncated under its mapping, or the parity rows' shared file was
+     */
+    private static IOException encodeFault(int shard, int k, MemoryFaultException e) {
+        return new IOException(shard >= k ? "the shared memory of the parity was truncated while encoding"
+            : "the input shrank while encoding", e);
+    }
+
+    private static String shrankWhileDecoding(ReconstructJob job, int shard) {
+        return "shard " + shard + " (" + job.paths().get(shard) + ") shrank while decoding";
     }
 
     /**
@@ -96,7 +116,7 @@ public final class WindowCoder {
                 if (job.present()[i]) {
                     FileChannel ch = FileChannel.open(Path.of(job.paths().get(i)), StandardOpenOption.READ);
                     channels.add(ch);
-                    ByteBuffer b = map(ch, ShardHeader.SIZE + col, len, "a shard shrank while decoding");
+                    ByteBuffer b = map(ch, ShardHeader.SIZE + col, len, shrankWhileDecoding(job, i));
                     maps.add(b);
                     shards[i] = b;
                 } else {
@@ -109,8 +129,10 @@ public final class WindowCoder {
             } else {
                 codec.reconstruct(shards, job.present());
             }
-        } catch (MemoryFaultException e) { // a mapped shard file was truncated under us
-            throw new IOException("a shard shrank while decoding", e);
+        } catch (MemoryFaultException e) { // a mapped shard file, or the scratch rows' shared file, was truncated
+            final int i = e.shard();
+            throw new IOException(i < 0 ? "a shard shrank while decoding" : job.present()[i] ? shrankWhileDecoding(job, i)
+                : "the shared memory of the rebuilt shards was truncated while decoding", e);
         } finally {
             maps.forEach(Mapped::unmap);
             for (FileChannel ch : channels) {

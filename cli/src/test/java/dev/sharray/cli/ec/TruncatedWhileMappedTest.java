@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sharray.cli.CliException;
 import dev.sharray.cli.Parallel;
@@ -51,8 +52,9 @@ class TruncatedWhileMappedTest {
                 assertEquals("cannot encode " + input + " into " + shards + ": the input shrank while encoding",
                     e.getMessage(), "cut after mapping " + cutAfter);
                 if (cutAfter == 4) {
-                    assertInstanceOf(MemoryFaultException.class, e.getCause().getCause().getCause(),
-                        "CliException <- task <- IOException <- the coding's fault");
+                    MemoryFaultException fault = assertInstanceOf(MemoryFaultException.class,
+                        e.getCause().getCause().getCause(), "CliException <- task <- IOException <- the coding's fault");
+                    assertTrue(fault.shard() >= 0 && fault.shard() < 4, "a data shard (the input): " + fault.getMessage());
                 }
                 assertFalse(Files.exists(shards), "the shard directory it created is removed");
             }
@@ -100,8 +102,11 @@ class TruncatedWhileMappedTest {
             truncateOnMapping(shards.resolve("shard-00.sre"), 1);
             Path output = dir.resolve("output.bin");
             CliException e = assertThrows(CliException.class, () -> FileDecoder.decode(needed, output, false, compute, io));
-            assertEquals("cannot write " + output + ": a shard shrank while decoding", e.getMessage());
-            assertInstanceOf(MemoryFaultException.class, e.getCause().getCause().getCause(), "CliException <- task <- IOException <- fault");
+            assertEquals("cannot write " + output + ": shard 0 (" + shards.resolve("shard-00.sre")
+                + ") shrank while decoding", e.getMessage());
+            MemoryFaultException fault = assertInstanceOf(MemoryFaultException.class, e.getCause().getCause().getCause(),
+                "CliException <- task <- IOException <- fault");
+            assertEquals(0, fault.shard());
             assertFalse(Files.exists(output), "no partial output is left");
         }
     }
