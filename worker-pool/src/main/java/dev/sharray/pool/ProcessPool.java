@@ -59,9 +59,10 @@ import java.util.function.IntPredicate;
  *
  * <p>Thread-safe. Callbacks attached to task futures may run on the pool's result thread (the failure of a
  * task whose worker died too): keep them short and non-blocking, or use the {@code *Async} variants. One
- * there may still call the pool and wait for the futures it returns ({@code map}, {@code submit(..).join()}):
- * the thread reads answers while it waits. Waiting there on any other future, such as a dependent stage,
- * stops the pool's results until it ends.
+ * there may still call the pool and wait for the futures it returns ({@code map}, {@code submit(..).join()})
+ * and for the stages that depend on them ({@code submit(..).thenApply(..).join()}): the thread reads answers
+ * while it waits. Waiting there on any other future (one the pool did not make, such as
+ * {@code CompletableFuture.allOf}'s) stops the pool's results until it ends.
  */
 public final class ProcessPool implements AutoCloseable {
     private static final int RUNNING = 0;

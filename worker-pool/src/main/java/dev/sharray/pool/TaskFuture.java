@@ -6,12 +6,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The future of a pool task. Waiting on it first helps: the waiting thread polls the result rings
- * itself for a few tens of microseconds (tiny tasks come back in a few microseconds, and a
- * thread hand-off would cost more than the task), then blocks as usual. A task of a map call measured
- * to run longer than that is waited for by blocking at once. The pool's result thread, waiting in a callback
- * it runs, polls until the task is done instead: it is the thread that reads the answer. Dependent stages are
- * plain {@link CompletableFuture}s.
+ * The future of a pool task, and of every stage that depends on one ({@code thenApply}, {@code thenCompose},
+ * {@code handle}...). Waiting on it first helps: the waiting thread polls the result rings itself for a few
+ * tens of microseconds (tiny tasks come back in a few microseconds, and a thread hand-off would cost more
+ * than the task), then blocks as usual. A task of a map call measured to run longer than that is waited for
+ * by blocking at once. The pool's result thread, waiting in a callback it runs, polls until the future is
+ * done instead: it is the thread that reads the answers, so a dependent stage waited for there must help as
+ * the task's own future does (a plain {@link CompletableFuture} would block the thread its source needs).
  *
  * @param <R> result type
  */
@@ -54,8 +55,9 @@ final class TaskFuture<R> extends CompletableFuture<R> {
         return super.join();
     }
 
+    /** @return a dependent stage's future: one that helps like this one, expecting the same waits */
     @Override
     public <U> CompletableFuture<U> newIncompleteFuture() {
-        return new CompletableFuture<>();
+        return new TaskFuture<>(pool, batch);
     }
 }

@@ -78,8 +78,18 @@ class CallbackReentryTest {
                 callbackThread.set(Thread.currentThread().getName());
                 return callback.apply(r);
             });
+            // waited for through a plain future: waiting on f itself would help read the answer, and might run
+            // the callback on this thread
+            final CompletableFuture<R> done = new CompletableFuture<>();
+            f.whenComplete((v, e) -> {
+                if (e != null) {
+                    done.completeExceptionally(e);
+                } else {
+                    done.complete(v);
+                }
+            });
             go.setLong(1, 0);
-            final R value = assertTimeoutPreemptively(GUARD, () -> f.get());
+            final R value = assertTimeoutPreemptively(GUARD, () -> done.get());
             assertTrue(callbackThread.get().endsWith("-results"), callbackThread.get());
             return value;
         }
@@ -92,6 +102,14 @@ class CallbackReentryTest {
             final int more = pool.submit((Integer y) -> y + 100, x).join();
             return List.of(doubled.get(0), doubled.get(1), more);
         }));
+    }
+
+    /** Before, a dependent stage was a plain CompletableFuture: waiting on it blocked the result thread for good. */
+    @Test
+    void aCallbackOnTheResultThreadMayWaitOnStagesThatDependOnTasks() throws Exception {
+        assertEquals(List.of(30, 4), onTheResultThread(1, x -> List.of(
+            pool.submit((Integer y) -> y + 1, x).thenApply(y -> y * 10).join(),
+            pool.submit((Integer y) -> y + 1, x).thenCompose(y -> pool.submit((Integer z) -> z + 1, y)).join())));
     }
 
     @Test
