@@ -53,7 +53,7 @@ class ArenaBufferTest {
                 s -> codec.update(s, 0, newData));
             for (Consumer<ByteBuffer[]> call : calls) {
                 try (Arenas live = new Arenas(); Arenas closing = new Arenas()) {
-                    final ByteBuffer[] shards = live.stripe(K + M);
+                    final ByteBuffer[] shards = live.stripe();
                     shards[3] = closing.buffer(LEN);
                     closing.close();
                     final byte[] parityBefore = bytes(shards[K]);
@@ -72,7 +72,7 @@ class ArenaBufferTest {
     void newDataOfAClosedArenaIsRefused() throws Exception {
         final ErasureCodec codec = ErasureCodec.create(K, M);
         try (Arenas live = new Arenas(); Arenas closing = new Arenas()) {
-            final ByteBuffer[] shards = live.stripe(K + M);
+            final ByteBuffer[] shards = live.stripe();
             final ByteBuffer newData = closing.buffer(LEN);
             closing.close();
             final IllegalStateException e = assertThrows(IllegalStateException.class, () -> codec.update(shards, 1, newData));
@@ -84,14 +84,10 @@ class ArenaBufferTest {
     @Test
     void anArenaClosedDuringACallStaysOpenUntilItEnds() throws Exception {
         final ErasureCodec codec = ErasureCodec.create(K, M);
-        final Random rnd = new Random(7);
-        final byte[][] heap = Codecs.randomStripe(rnd, K, M, LEN);
+        final byte[][] heap = stripeBytes();
         codec.encode(heap);
         try (Arenas arena = new Arenas()) {
-            final ByteBuffer[] shards = arena.stripe(K + M);
-            for (int i = 0; i < K; i++) {
-                shards[i].put(0, heap[i]);
-            }
+            final ByteBuffer[] shards = arena.stripe();
             final List<Throwable> refused = new ArrayList<>();
             codec.afterBuffersChecked(() -> refused.add(assertThrows(IllegalStateException.class, arena::close)));
             try {
@@ -112,7 +108,7 @@ class ArenaBufferTest {
     void aShardOfAConfinedArenaOfAnotherThreadIsRefused() throws Exception {
         final ErasureCodec codec = ErasureCodec.create(K, M);
         try (Arenas confined = Arenas.confined()) {
-            final ByteBuffer[] shards = confined.stripe(K + M);
+            final ByteBuffer[] shards = confined.stripe();
             final ExecutionException e = assertThrows(ExecutionException.class,
                 () -> CompletableFuture.runAsync(() -> codec.encode(shards)).get());
             assertTrue(e.getCause() instanceof IllegalStateException && e.getCause().getMessage().contains("shard 0"),
@@ -145,6 +141,11 @@ class ArenaBufferTest {
         return p;
     }
 
+    /** The same random stripe every time, parity zero. */
+    private static byte[][] stripeBytes() {
+        return Codecs.randomStripe(new Random(7), K, M, LEN);
+    }
+
     private static byte[] bytes(ByteBuffer b) {
         final byte[] out = new byte[b.remaining()];
         b.get(b.position(), out);
@@ -174,17 +175,13 @@ class ArenaBufferTest {
             return (ByteBuffer) Class.forName("java.lang.foreign.MemorySegment").getMethod("asByteBuffer").invoke(segment);
         }
 
-        /** @return {@code n} shards of {@link #LEN} bytes, the first {@code K} random */
-        ByteBuffer[] stripe(int n) throws ReflectiveOperationException {
-            final ByteBuffer[] shards = new ByteBuffer[n];
-            final Random rnd = new Random(n);
-            for (int i = 0; i < n; i++) {
+        /** @return the K + M shards of {@link #stripeBytes()} in this arena */
+        ByteBuffer[] stripe() throws ReflectiveOperationException {
+            final byte[][] rows = stripeBytes();
+            final ByteBuffer[] shards = new ByteBuffer[rows.length];
+            for (int i = 0; i < rows.length; i++) {
                 shards[i] = buffer(LEN);
-                if (i < K) {
-                    final byte[] b = new byte[LEN];
-                    rnd.nextBytes(b);
-                    shards[i].put(0, b);
-                }
+                shards[i].put(0, rows[i]);
             }
             return shards;
         }

@@ -116,7 +116,12 @@ public final class WindowCoder {
                 if (job.present()[i]) {
                     FileChannel ch = FileChannel.open(Path.of(job.paths().get(i)), StandardOpenOption.READ);
                     channels.add(ch);
-                    ByteBuffer b = map(ch, ShardHeader.SIZE + col, len, shrankWhileDecoding(job, i));
+                    ByteBuffer b;
+                    try {
+                        b = Mapped.map(ch, ShardHeader.SIZE + col, len);
+                    } catch (EOFException e) { // the message only now: no string per shard and part on the way
+                        throw new IOException(shrankWhileDecoding(job, i), e);
+                    }
                     maps.add(b);
                     shards[i] = b;
                 } else {
