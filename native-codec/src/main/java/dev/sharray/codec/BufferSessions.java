@@ -7,47 +7,37 @@ import java.nio.ByteBuffer;
 
 /**
  * Keeps the memory of the direct buffers of one native call from being freed while C works on it. A buffer
- * made by {@code MemorySegment.asByteBuffer()} (JDK 21 and later) lives only as long as its segment's arena;
- * C would read or write it after {@code Arena.close()} freed it, which ends the JVM or corrupts its heap. As
- * the JDK's own channels do around native I/O, each such buffer's session is acquired before the call and
- * released after it: a buffer whose arena is closed is refused, and an {@code Arena.close()} that comes while
- * the call holds its buffer fails in the closing thread ("Session is acquired by 1 clients"). Other direct
- * buffers ({@code allocateDirect}, {@code FileChannel.map}) have no session: nothing is held for them.
+ * made by {@code MemorySegment.asByteBuffer()} lives only as long as its segment's arena (JDK 21 and later) or
+ * resource scope (JDK 17's incubating {@code jdk.incubator.foreign}); C would read or write it after the arena
+ * or scope closed and freed it, which ends the JVM or corrupts its heap. As the JDK's own channels do around
+ * native I/O, each such buffer's session (scope) is acquired before the call and released after it: a buffer
+ * whose arena is closed is refused, and a close that comes while the call holds its buffer fails in the closing
+ * thread ("Session is acquired by 1 clients", on JDK 17 "Scope is acquired by 1 locks"). Other direct buffers
+ * ({@code allocateDirect}, {@code FileChannel.map}) have no session: nothing is held for them.
  *
- * <p>This needs the JDK's internal NIO access, which the project's JVM flags export
- * ({@code jdk.internal.access}). Without that export, and on JDK 17 (whose incubating foreign API is not
- * covered), {@link #available()} is false and buffers reach C as they are.
+ * <p>This needs the JDK's internal NIO access, which the project's JVM flags export ({@code jdk.internal.access},
+ * and on JDK 17 {@code jdk.internal.misc} for the scope's handle). Without those exports {@link #available()} is
+ * false and buffers reach C as they are.
  *
  * <p>One instance per thread, in {@link CallScratch}: a call acquires, runs, then releases in a
  * {@code finally}.
  */
 final class BufferSessions {
-    /** {@code JavaNioAccess.hasSession(Buffer)}, bound to the JDK's instance; null when unavailable. */
-    private static final MethodHandle HAS_SESSION;
-    /** {@code JavaNioAccess.acquireSession(Buffer)}; null when unavailable. */
-    private static final MethodHandle ACQUIRE;
-    /** {@code JavaNioAccess.releaseSession(Buffer)}; null when unavailable. */
-    private static final MethodHandle RELEASE;
+    /** How this JDK holds a buffer's memory; null when it cannot. */
+    private static final Holder HOLDER = findHolder();
 
-    static {
-        final MethodType takesBuffer = MethodType.methodType(void.class, Buffer.class);
-        final MethodType takesByteBuffer = MethodType.methodType(void.class, ByteBuffer.class);
-        HAS_SESSION = JdkNioAccess.find("hasSession", MethodType.methodType(boolean.class, Buffer.class),
-            MethodType.methodType(boolean.class, ByteBuffer.class));
-        final MethodHandle acquire = JdkNioAccess.find("acquireSession", takesBuffer, takesByteBuffer);
-        final MethodHandle release = JdkNioAccess.find("releaseSession", takesBuffer, takesByteBuffer);
-        final boolean all = HAS_SESSION != null && acquire != null && release != null;
-        ACQUIRE = all ? acquire : null;
-        RELEASE = all ? release : null;
-    }
-
-    /** The buffers this thread's call holds, first to last. */
-    private final ByteBuffer[] held = new ByteBuffer[ErasureCodec.MAX_SHARDS + 1];
+    /** What the call holds, first to last: what {@link Holder#acquire} answered, to give to its release. */
+    private final Object[] held = new Object[ErasureCodec.MAX_SHARDS + 1];
     private int count;
 
-    /** @return whether buffers of an arena are held across native calls (JDK 21+ with the project's JVM flags) */
+    private static Holder findHolder() {
+        final Holder arenas = ArenaSessions.find();
+        return arenas != null ? arenas : IncubatorScopes.find();
+    }
+
+    /** @return whether buffers of an arena or scope are held across native calls (needs the project's JVM flags) */
     static boolean available() {
-        return ACQUIRE != null;
+        return HOLDER != null;
     }
 
     /**
@@ -75,27 +65,30 @@ final class BufferSessions {
 
     /** @param name what the buffer is, or null for shard {@code index} (the message is built only on failure) */
     private void acquire(ByteBuffer buffer, int index, String name) {
-        if (ACQUIRE == null || !hasSession(buffer)) {
+        if (HOLDER == null) {
             return;
         }
+        final Object token;
         try {
-            ACQUIRE.invokeExact(buffer);
+            token = HOLDER.acquire(buffer);
         } catch (Throwable t) {
             releaseAll();
             throw new IllegalStateException((name != null ? name : "shard " + index) + " cannot be used: the arena"
                 + " of its memory segment is closed or confined to another thread (" + t.getMessage() + ")", t);
         }
-        held[count++] = buffer;
+        if (token != null) {
+            held[count++] = token;
+        }
     }
 
     /** Lets go of every buffer held by this thread's call; their arenas may close again. */
     void releaseAll() {
         Throwable failure = null;
         while (count > 0) {
-            final ByteBuffer buffer = held[--count];
+            final Object token = held[--count];
             held[count] = null; // the scratch must not keep a caller's buffer alive
             try {
-                RELEASE.invokeExact(buffer);
+                HOLDER.release(token);
             } catch (Throwable t) {
                 failure = t; // let go of the others first
             }
@@ -105,11 +98,90 @@ final class BufferSessions {
         }
     }
 
-    private static boolean hasSession(ByteBuffer buffer) {
-        try {
-            return (boolean) HAS_SESSION.invokeExact(buffer);
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot tell whether a buffer belongs to an arena", t);
+    /** One JDK's way of holding a buffer's memory segment open. */
+    private interface Holder {
+        /** @return what to give {@link #release}, or null when the buffer has no arena (nothing is held) */
+        Object acquire(ByteBuffer buffer) throws Throwable;
+
+        void release(Object token) throws Throwable;
+    }
+
+    /**
+     * JDK 21 and later: {@code JavaNioAccess.acquireSession(Buffer)} and {@code releaseSession(Buffer)}. The
+     * handles are static finals so that the JIT inlines them, as for every per-shard call here.
+     */
+    private static final class ArenaSessions implements Holder {
+        private static final MethodHandle HAS_SESSION = JdkNioAccess.find("hasSession",
+            MethodType.methodType(boolean.class, Buffer.class), MethodType.methodType(boolean.class, ByteBuffer.class));
+        private static final MethodHandle ACQUIRE = JdkNioAccess.find("acquireSession",
+            MethodType.methodType(void.class, Buffer.class), MethodType.methodType(void.class, ByteBuffer.class));
+        private static final MethodHandle RELEASE = JdkNioAccess.find("releaseSession",
+            MethodType.methodType(void.class, Buffer.class), MethodType.methodType(void.class, ByteBuffer.class));
+
+        /** @return the holder, or null when this JDK or its flags do not offer the three methods */
+        static Holder find() {
+            return HAS_SESSION != null && ACQUIRE != null && RELEASE != null ? new ArenaSessions() : null;
+        }
+
+        @Override
+        public Object acquire(ByteBuffer buffer) throws Throwable {
+            if (!(boolean) HAS_SESSION.invokeExact(buffer)) {
+                return null;
+            }
+            ACQUIRE.invokeExact(buffer);
+            return buffer;
+        }
+
+        @Override
+        public void release(Object token) throws Throwable {
+            RELEASE.invokeExact((ByteBuffer) token);
+        }
+    }
+
+    /**
+     * JDK 17: {@code JavaNioAccess.acquireScope(Buffer, false)} answers a {@code ScopedMemoryAccess.Scope.Handle}
+     * (null for a buffer without a scope), released by {@code handle.scope().release(handle)}.
+     */
+    private static final class IncubatorScopes implements Holder {
+        private static final String SCOPE = "jdk.internal.misc.ScopedMemoryAccess$Scope";
+        private static final MethodHandle ACQUIRE;
+        private static final MethodHandle SCOPE_OF;
+        private static final MethodHandle RELEASE;
+
+        static {
+            MethodHandle acquire = null;
+            MethodHandle scopeOf = null;
+            MethodHandle release = null;
+            try {
+                final Class<?> scope = Class.forName(SCOPE);
+                final Class<?> handle = Class.forName(SCOPE + "$Handle");
+                acquire = JdkNioAccess.find("acquireScope", MethodType.methodType(handle, Buffer.class, boolean.class),
+                    MethodType.methodType(Object.class, ByteBuffer.class, boolean.class));
+                scopeOf = JdkNioAccess.findInternal(handle, "scope", MethodType.methodType(scope),
+                    MethodType.methodType(Object.class, Object.class));
+                release = JdkNioAccess.findInternal(scope, "release", MethodType.methodType(void.class, handle),
+                    MethodType.methodType(void.class, Object.class, Object.class));
+            } catch (ClassNotFoundException e) {
+                // not JDK 17's internals
+            }
+            ACQUIRE = acquire;
+            SCOPE_OF = scopeOf;
+            RELEASE = release;
+        }
+
+        /** @return the holder, or null when this JDK or its flags do not offer the three methods */
+        static Holder find() {
+            return ACQUIRE != null && SCOPE_OF != null && RELEASE != null ? new IncubatorScopes() : null;
+        }
+
+        @Override
+        public Object acquire(ByteBuffer buffer) throws Throwable {
+            return (Object) ACQUIRE.invokeExact(buffer, false);
+        }
+
+        @Override
+        public void release(Object token) throws Throwable {
+            RELEASE.invokeExact((Object) SCOPE_OF.invokeExact(token), token);
         }
     }
 }

@@ -19,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       {@code position()..limit()} range; positions and limits are never changed. A buffer of a memory
  *       segment ({@code MemorySegment.asByteBuffer()}) keeps its arena open for the call, as the JDK's channels
  *       do for I/O: one whose arena is closed throws {@code IllegalStateException}, and closing the arena
- *       during the call fails in the closing thread (on JDK 21+, with the project's JVM flags);</li>
+ *       during the call fails in the closing thread (JDK 17's incubating resource scopes and the arenas of
+ *       JDK 21+, with the project's JVM flags);</li>
  *   <li>a {@code SharedArray} of dtype UINT8 and shape {@code (k + m, shardLength)}, contiguous,
  *       processed in place (raw addresses go straight to the kernels, nothing is copied).</li>
  * </ul>

@@ -25,8 +25,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * read and wrote the freed memory (a 1 MiB shard read back garbage; a write corrupts the JVM's heap, and memory
  * given back to the system ends the JVM).
  *
- * <p>The foreign memory API is final from JDK 22; the tests reach it by reflection (the code is compiled for
- * 17) and do not run on JDK 17, whose incubating API the codec does not cover.
+ * <p>The tests reach the foreign memory API by reflection (the code is compiled for 17): {@code java.lang.foreign}
+ * from JDK 22, where it is final, and JDK 17's incubating {@code jdk.incubator.foreign} (arenas are resource
+ * scopes there; native-codec's pom adds the module to the test JVM on JDK 17). JDK 18 to 21, whose APIs differ
+ * again and which the project does not build on, skip them.
  */
 class ArenaBufferTest {
     private static final int K = 4;
@@ -35,9 +37,12 @@ class ArenaBufferTest {
 
     @BeforeEach
     void foreignMemoryApi() {
-        assumeTrue(Runtime.version().feature() >= 22, "java.lang.foreign is final from JDK 22; this JVM is "
-            + Runtime.version());
-        assertTrue(BufferSessions.available(), "the codec cannot hold arenas: is jdk.internal.access exported?");
+        assumeTrue(Arenas.FINAL_API || Runtime.version().feature() == 17, "the tests use java.lang.foreign (JDK 22+)"
+            + " or JDK 17's jdk.incubator.foreign; this JVM is " + Runtime.version());
+        assertTrue(Arenas.FINAL_API || ModuleLayer.boot().findModule("jdk.incubator.foreign").isPresent(),
+            "JDK 17 runs these tests with --add-modules=jdk.incubator.foreign (native-codec's pom adds it)");
+        assertTrue(BufferSessions.available(), "the codec cannot hold arenas: are jdk.internal.access and"
+            + " jdk.internal.misc exported?");
     }
 
     @Test
@@ -152,27 +157,35 @@ class ArenaBufferTest {
         return out;
     }
 
-    /** An arena of {@code java.lang.foreign}, by reflection; closed at the end of the test if it is not yet. */
+    /**
+     * An arena of {@code java.lang.foreign} (JDK 22+), or a resource scope of JDK 17's {@code jdk.incubator.foreign},
+     * by reflection; closed at the end of the test if it is not yet.
+     */
     private static final class Arenas implements AutoCloseable {
+        static final boolean FINAL_API = Runtime.version().feature() >= 22;
+        private static final String API = FINAL_API ? "java.lang.foreign." : "jdk.incubator.foreign.";
+        private static final String ARENA = API + (FINAL_API ? "Arena" : "ResourceScope");
         private final Object arena;
         private boolean closed;
 
         Arenas() throws ReflectiveOperationException {
-            this("ofShared");
+            this(FINAL_API ? "ofShared" : "newSharedScope");
         }
 
         private Arenas(String factory) throws ReflectiveOperationException {
-            arena = Class.forName("java.lang.foreign.Arena").getMethod(factory).invoke(null);
+            arena = Class.forName(ARENA).getMethod(factory).invoke(null);
         }
 
         static Arenas confined() throws ReflectiveOperationException {
-            return new Arenas("ofConfined");
+            return new Arenas(FINAL_API ? "ofConfined" : "newConfinedScope");
         }
 
         ByteBuffer buffer(long size) throws ReflectiveOperationException {
-            final Object segment = Class.forName("java.lang.foreign.Arena").getMethod("allocate", long.class)
-                .invoke(arena, size);
-            return (ByteBuffer) Class.forName("java.lang.foreign.MemorySegment").getMethod("asByteBuffer").invoke(segment);
+            final Class<?> segments = Class.forName(API + "MemorySegment");
+            final Object segment = FINAL_API
+                ? Class.forName(ARENA).getMethod("allocate", long.class).invoke(arena, size)
+                : segments.getMethod("allocateNative", long.class, Class.forName(ARENA)).invoke(null, size, arena);
+            return (ByteBuffer) segments.getMethod("asByteBuffer").invoke(segment);
         }
 
         /** @return the K + M shards of {@link #stripeBytes()} in this arena */
@@ -192,7 +205,7 @@ class ArenaBufferTest {
                 return;
             }
             try {
-                Class.forName("java.lang.foreign.Arena").getMethod("close").invoke(arena);
+                Class.forName(ARENA).getMethod("close").invoke(arena);
             } catch (java.lang.reflect.InvocationTargetException e) {
                 if (e.getCause() instanceof RuntimeException) {
                     throw (RuntimeException) e.getCause(); // e.g. the IllegalStateException of a held arena
