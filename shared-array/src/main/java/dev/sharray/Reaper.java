@@ -5,6 +5,7 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
@@ -60,7 +61,7 @@ final class Reaper {
             return;
         }
         long[] owner = TempFolders.parseOwner(name);
-        if (owner == null || !Files.isDirectory(folder)) {
+        if (owner == null || !Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) { // a link is not an owner's folder
             return;
         }
         boolean ownerAlive = ProcessIdentity.isAlive(owner[0], owner[1]);

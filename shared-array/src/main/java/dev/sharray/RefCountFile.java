@@ -89,7 +89,44 @@ final class RefCountFile {
             f.unmap();
             throw new InvalidDescriptorException("refcount", path + " is not a sharray reference file of version " + VERSION);
         }
+        final String corrupt = f.corruption();
+        if (corrupt != null) {
+            f.unmap();
+            throw new InvalidDescriptorException("refcount", path + " is corrupt: " + corrupt);
+        }
         return f;
+    }
+
+    /**
+     * @return what no sharray process ever writes, found in the state or a slot, or null when there is none: a
+     *     corrupt file must not make one process delete an array another holds, or keep an array forever
+     */
+    private String corruption() {
+        final int state = state();
+        if (state != LIVE && state != DELETING && state != DELETED) {
+            return "unknown state " + state;
+        }
+        for (int i = 0; i < SLOTS; i++) {
+            final int o = ownerOffset(i);
+            final long pid = buffer.getLongVolatile(o);
+            final long count = buffer.getLongVolatile(o + 16);
+            // a free slot's count is left alone: a claim resets it, and total() skips it
+            if (pid < RECLAIMING || (pid > 0 && count < 0)) {
+                return "holder slot " + i + " has pid " + pid + " and count " + count;
+            }
+            if (countsWithoutIdentity(pid, buffer.getLongVolatile(o + 8), count)) {
+                return "holder slot " + i + " counts " + count + " references of pid " + pid + " without a start time";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A claim writes its start time before its first reference, so a slot that counts references with no start
+     * time is corrupt (where start times exist at all): it must neither count as a live holder nor live forever.
+     */
+    private static boolean countsWithoutIdentity(long pid, long start, long count) {
+        return pid > 0 && count > 0 && start == 0 && ProcessIdentity.START != 0;
     }
 
     Path path() {
@@ -197,7 +234,8 @@ final class RefCountFile {
         long total = 0;
         for (int i = 0; i < SLOTS; i++) {
             if (buffer.getLongVolatile(ownerOffset(i)) > 0) {
-                total += buffer.getLongVolatile(countOffset(i));
+                // a negative count (written by no sharray process) holds nothing and must not cancel a real one
+                total += Math.max(0, buffer.getLongVolatile(countOffset(i)));
             }
         }
         return total;
@@ -221,8 +259,9 @@ final class RefCountFile {
         for (int i = 0; i < SLOTS; i++) {
             int o = ownerOffset(i);
             long pid = buffer.getLongVolatile(o);
-            if (pid > 0 && buffer.getLongVolatile(o + 16) > 0
-                && ProcessIdentity.isAlive(pid, buffer.getLongVolatile(o + 8))) {
+            long count = buffer.getLongVolatile(o + 16);
+            long start = buffer.getLongVolatile(o + 8);
+            if (pid > 0 && count > 0 && !countsWithoutIdentity(pid, start, count) && ProcessIdentity.isAlive(pid, start)) {
                 return true;
             }
         }
@@ -261,7 +300,10 @@ final class RefCountFile {
         int o = ownerOffset(slot);
         long pid = buffer.getLongVolatile(o);
         long start = buffer.getLongVolatile(o + 8);
-        if (pid <= 0 || ProcessIdentity.isAlive(pid, start)) {
+        // a start of 0 is a claim in progress (its count still 0), which is left alone, unless references
+        // are counted without it: that slot is corrupt and reclaimed like a dead process's
+        if (pid <= 0 || (!countsWithoutIdentity(pid, start, buffer.getLongVolatile(o + 16))
+            && ProcessIdentity.isAlive(pid, start))) {
             return 0;
         }
         if (!buffer.compareAndSetLong(o, pid, RECLAIMING)) {

@@ -282,10 +282,18 @@ final class Segments {
         long bytes = 0;
         try {
             bytes = Files.size(dataPath);
+        } catch (IOException e) {
+            // the data file is already gone (deleted by hand): the reference file must go all the same
+        }
+        try {
             Files.deleteIfExists(dataPath);
-            Files.deleteIfExists(refs.path());
         } catch (IOException e) {
             Log.get().warn("could not delete {}: {}", dataPath, e.toString());
+        }
+        try {
+            Files.deleteIfExists(refs.path());
+        } catch (IOException e) {
+            Log.get().warn("could not delete {}: {}", refs.path(), e.toString());
         } finally {
             refs.markDeleted();
         }

@@ -198,12 +198,11 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         Reaper.onFirstUse();
         Segment seg = Segments.reuseMappedArray(descriptor.path());
         if (seg == null) {
-            final Path real = realPath(descriptor.path());
+            final Path real = realDescriptorPath(descriptor.path());
             final boolean sharrayFile = TempFolders.isSharrayDataFile(real);
             final boolean allowed = SharedArrays.isAllowedFolder(real);
             if (!sharrayFile && !allowed) {
-                throw new InvalidDescriptorException("path", real + " is not in a sharray folder "
-                    + "(.../" + TempFolders.userFolderName() + "/<owner>/<name>.npy) or an allowed folder");
+                throw notInAFolder(real);
             }
             if (!allowed) {
                 TempFolders.requireOwnUserFolder(real);
@@ -259,6 +258,32 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot resolve " + p + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * A descriptor's path, resolved. A missing file is an array released by all its holders only where an array
+     * could be; any other path that does not resolve is refused as outside the folders, as one that does.
+     */
+    private static Path realDescriptorPath(Path p) {
+        try {
+            return p.toRealPath();
+        } catch (NoSuchFileException e) {
+            final Path lexical = p.normalize();
+            if (TempFolders.isSharrayDataFile(lexical) || SharedArrays.isAllowedFolder(lexical)) {
+                throw Segments.released(p);
+            }
+            throw notInAFolder(lexical);
+        } catch (IOException e) {
+            if (TempFolders.isSharrayDataFile(p.normalize())) {
+                throw new UncheckedIOException("cannot resolve " + p + ": " + e.getMessage(), e);
+            }
+            throw notInAFolder(p.normalize()); // e.g. "Not a directory": a path no array can have
+        }
+    }
+
+    private static InvalidDescriptorException notInAFolder(Path path) {
+        return new InvalidDescriptorException("path", path + " is not in a sharray folder "
+            + "(.../" + TempFolders.userFolderName() + "/<owner>/<name>.npy) or an allowed folder");
     }
 
     private static void checkFits(Descriptor d, NpyHeader h) {

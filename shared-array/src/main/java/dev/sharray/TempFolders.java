@@ -123,11 +123,21 @@ final class TempFolders {
         return result;
     }
 
-    /** Calls {@code visitor} for every entry of this user's sharray folder under every known root. */
+    /**
+     * Calls {@code visitor} for every entry of this user's sharray folder under every known root. A folder of that
+     * name that is a symbolic link or belongs to another user is skipped: anyone may create one in {@code /tmp},
+     * and the reaper deletes what it finds in it.
+     */
     static void forEachUserFolderEntry(java.util.function.Consumer<Path> visitor) {
         for (Path root : knownRoots()) {
             Path userDir = root.resolve(userFolderName());
-            if (!Files.isDirectory(userDir)) {
+            if (!Files.exists(userDir, LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            try {
+                requireOwnDirectory(userDir);
+            } catch (IOException e) {
+                Log.get().warn("skipping {}: {}", userDir, e.getMessage());
                 continue;
             }
             try (java.nio.file.DirectoryStream<Path> entries = Files.newDirectoryStream(userDir)) {

@@ -114,6 +114,24 @@ class DescriptorTest {
     }
 
     @Test
+    void aPathThatDoesNotResolveIsReleasedOnlyWhereAnArrayCouldBe() {
+        SharedArray a = SharedArray.create(DType.FLOAT64, 4);
+        Path gone = a.path().resolveSibling("a9-0000abcd.npy"); // the layout of this process's arrays
+        a.release();
+        for (String outside : new String[] {"/nonexistent/x.npy", "/etc/passwd/x.npy", "/proc/self/nonexistent.npy"}) {
+            Descriptor d = new Descriptor(Path.of(outside), 128, new long[] {4}, new long[] {8}, DType.FLOAT64,
+                java.nio.ByteOrder.LITTLE_ENDIAN);
+            // before: "has been released by all its holders", or an UncheckedIOException "Not a directory"
+            InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> SharedArray.open(d), outside);
+            assertEquals("path", e.field());
+            assertTrue(e.getMessage().contains("is not in a sharray folder"), e.getMessage());
+        }
+        Descriptor d = new Descriptor(gone, 128, new long[] {4}, new long[] {8}, DType.FLOAT64, java.nio.ByteOrder.LITTLE_ENDIAN);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> SharedArray.open(d));
+        assertTrue(e.getMessage().contains("released"), e.getMessage());
+    }
+
+    @Test
     void descriptorsOfReleasedArraysFailClearly() {
         SharedArray a = SharedArray.create(DType.FLOAT64, 4);
         Descriptor d = a.descriptor();

@@ -279,4 +279,68 @@ class LifecycleTest {
             assertFalse(Files.exists(ref), "and the refcount file");
         }
     }
+
+    /** Writes one holder slot of {@code ref} as another process would: pid, start, count. */
+    private static void writeSlot(Path ref, int slot, long pid, long start, long count) throws Exception {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(ref, java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(24).order(java.nio.ByteOrder.nativeOrder());
+            b.putLong(pid).putLong(start).putLong(count).flip();
+            ch.write(b, 64 + 32L * slot);
+        }
+    }
+
+    @Test
+    void aRefcountFileThatNoSharrayProcessWritesIsRefusedWhereItIsOpened() throws Exception {
+        long initStart = ProcessIdentity.startOf(1); // pid 1 is alive: its slot counts as a live holder's
+        assertTrue(initStart != 0, "pid 1's start time is readable");
+        // {slot pid, slot start, slot count, state}: what the message names
+        Object[][] cases = {
+            {1L, initStart, -1L, RefCountFile.LIVE, "count -1"},
+            {1L, 0L, 1L, RefCountFile.LIVE, "without a start time"},
+            {-5L, 0L, 0L, RefCountFile.LIVE, "pid -5"},
+            {0L, 0L, 0L, 0, "unknown state 0"},
+            {0L, 0L, 0L, 9, "unknown state 9"},
+        };
+        for (Object[] c : cases) {
+            SharedArray a = SharedArray.create(DType.FLOAT64, 8);
+            Path data = a.path();
+            Path ref = Segments.refPathFor(data);
+            writeSlot(ref, 5, (Long) c[0], (Long) c[1], (Long) c[2]);
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(ref, java.nio.file.StandardOpenOption.WRITE)) {
+                ch.write(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, (Integer) c[3]), 8);
+            }
+            // before: a child opened and released it, and its release deleted the array the parent holds
+            // (count -1); or the array outlived every holder (no start time); or the open spun 2 s (state)
+            InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> RefCountFile.open(ref));
+            assertEquals("refcount", e.field());
+            assertTrue(e.getMessage().contains("is corrupt") && e.getMessage().contains((String) c[4]), e.getMessage());
+            try (ChildJvm child = ChildJvm.start(ArrayAgent.class, List.of())) {
+                child.expect("ready ");
+                child.send("open " + hex(a));
+                String answer = child.readLine();
+                assertTrue(answer.startsWith("error InvalidDescriptorException") && answer.contains("is corrupt"), answer);
+                assertEquals(0, child.finish());
+            }
+            assertTrue(Files.exists(data), "the holder's array is still there");
+            if ((Integer) c[3] != RefCountFile.LIVE) {
+                // a release deletes only a LIVE array; put the state back so that this test leaves nothing behind
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(ref, java.nio.file.StandardOpenOption.WRITE)) {
+                    ch.write(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, RefCountFile.LIVE), 8);
+                }
+            }
+            a.release();
+            assertFalse(Files.exists(data), "its holder's last release deletes it: " + c[4]);
+            assertFalse(Files.exists(ref));
+        }
+    }
+
+    @Test
+    void theLastReleaseDeletesTheRefcountFileAlsoWhenTheDataFileWasDeletedByHand() throws Exception {
+        SharedArray a = SharedArray.create(DType.FLOAT64, 8);
+        Path data = a.path();
+        Files.delete(data);
+        a.release();
+        // before: "could not delete ... NoSuchFileException", and the refcount file stayed
+        assertFalse(Files.exists(Segments.refPathFor(data)));
+    }
 }

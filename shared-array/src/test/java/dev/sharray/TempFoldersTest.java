@@ -133,6 +133,45 @@ class TempFoldersTest {
         assertTrue(Files.exists(file), "a file without a refcount file is never deleted");
     }
 
+    @Test
+    void theReaperLeavesAnotherUsersFolderAndAFolderReachedThroughALinkAlone() throws Exception {
+        // a dead owner's folder (pid 1 did not start at tick 1) holding a file, in a sharray-<user> folder that
+        // is another user's, and in one that is a link to a folder of anything at all
+        Path userDir = userFolderUnder("reap-other");
+        Path planted = Files.createDirectory(userDir.resolve("host-1-t1-0000abcd")).resolve("notes.txt");
+        Files.writeString(planted, "not the reaper's");
+        Files.setAttribute(userDir, "unix:uid", 4321);
+        Path linkRoot = Files.createDirectory(temp.resolve("reap-link"));
+        Path victim = Files.createDirectory(temp.resolve("victim"));
+        Path victimFile = Files.createDirectory(victim.resolve("build-1-t1-0badf00d")).resolve("results.csv");
+        Files.writeString(victimFile, "1,2,3");
+        Files.createSymbolicLink(linkRoot.resolve(TempFolders.userFolderName()), victim);
+        reapUnder(linkRoot);
+        reapUnder(userDir.getParent());
+        // before: both folders and their files were deleted
+        assertTrue(Files.exists(victimFile), "the reaper did not follow the link");
+        assertTrue(Files.exists(planted), "the reaper did not work in another user's folder");
+        // the same folder as this user's is reaped: what was planted there is a dead owner's folder
+        Files.setAttribute(userDir, "unix:uid", myUid());
+        reapUnder(userDir.getParent());
+        assertTrue(Files.notExists(planted.getParent()), "a dead owner's folder of this user is reaped");
+    }
+
+    /** One reaper pass with {@code root} as the configured root. */
+    private static void reapUnder(Path root) {
+        String before = System.getProperty("sharray.tempFolder");
+        System.setProperty("sharray.tempFolder", root.toString());
+        try {
+            SharedArrays.reap();
+        } finally {
+            if (before == null) {
+                System.clearProperty("sharray.tempFolder");
+            } else {
+                System.setProperty("sharray.tempFolder", before);
+            }
+        }
+    }
+
     private static List<Path> list(Path dir) throws Exception {
         try (Stream<Path> s = Files.list(dir)) {
             return s.toList();
