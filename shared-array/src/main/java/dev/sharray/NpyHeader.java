@@ -120,7 +120,7 @@ final class NpyHeader {
         Boolean fortran = null;
         long[] shape = null;
         p.expect('{');
-        while (!p.peek('}')) {
+        while (!p.peek('}')) { // a key given twice: the last one counts, as in NumPy's reader
             String key = p.string("npy.header");
             p.expect(':');
             switch (key) {
@@ -140,6 +140,7 @@ final class NpyHeader {
                 p.expect(',');
             }
         }
+        p.end();
         if (descr == null || fortran == null || shape == null) {
             throw new InvalidDescriptorException("npy.header", "needs the keys descr, fortran_order and shape: " + dict.trim());
         }
@@ -157,9 +158,20 @@ final class NpyHeader {
             this.s = s;
         }
 
+        /** Python's whitespace between tokens: ASCII only, as NumPy's reader (literal_eval) takes it. */
         private void skip() {
-            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+            while (i < s.length() && (s.charAt(i) == ' ' || s.charAt(i) == '\t' || s.charAt(i) == '\n'
+                || s.charAt(i) == '\r')) {
                 i++;
+            }
+        }
+
+        /** The closing brace, then only the padding NumPy writes (spaces, a newline). */
+        void end() {
+            expect('}');
+            skip();
+            if (i < s.length()) {
+                throw new InvalidDescriptorException("npy.header", "unexpected text after the header dict at position " + i);
             }
         }
 
@@ -211,7 +223,7 @@ final class NpyHeader {
             List<Long> dims = new ArrayList<>();
             while (!peek(')')) {
                 int start = i;
-                while (i < s.length() && Character.isDigit(s.charAt(i))) {
+                while (i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9') { // not other scripts' digits
                     i++;
                 }
                 if (start == i || i - start > 18) {

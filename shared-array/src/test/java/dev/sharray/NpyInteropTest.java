@@ -101,4 +101,20 @@ class NpyInteropTest {
             .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
         assertEquals("shape", assertThrows(InvalidDescriptorException.class, () -> SharedArray.openNpy(p)).field());
     }
+
+    @Test
+    void headersNumpyCannotParseAreRefusedAndADuplicateKeyReadsAsNumpyReadsIt() {
+        // NumPy 1.24 (literal_eval) refuses both: "Cannot parse header"; before, the first was read as
+        // shape (3,) and the second as shape (4,)
+        for (String dict : new String[] {
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (\u0663,), }",
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), } junk",
+            "{'descr': '<f8', 'fortran_order': False, 'shape':\u2003(4,), }"}) {
+            InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> NpyHeader.parseDict(dict, 128), dict);
+            assertTrue(e.field().equals("shape") || e.field().equals("npy.header"), e.field() + ": " + e.getMessage());
+        }
+        // NumPy takes the last of a key given twice
+        NpyHeader h = NpyHeader.parseDict("{'descr': '<f8', 'fortran_order': False, 'shape': (4,), 'shape': (2,), }\n", 128);
+        assertArrayEquals(new long[] {2}, h.shape);
+    }
 }
