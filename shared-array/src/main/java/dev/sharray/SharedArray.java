@@ -1050,7 +1050,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                 NpyHeader h = new NpyHeader(dtype, false, shape.clone(), header.length);
                 seg = Segments.register(data, mapping, h, refs);
                 return new SharedArray(seg, dtype, shape.clone(), Shapes.cStrides(shape, dtype.byteSize()), header.length);
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) { // an Error too (e.g. a class that fails to load): no file is left
                 if (seg != null) {
                     Segments.unregister(seg); // else the exit hook would touch the mappings unmapped below
                 }
@@ -1067,6 +1067,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                         throw new InsufficientSpaceException(dir, fileLength, TempFolders.usableSpace(dir));
                     }
                     throw new UncheckedIOException("cannot create an array in " + dir + ": " + e.getMessage(), (IOException) e);
+                }
+                if (e instanceof Error) {
+                    throw (Error) e;
                 }
                 throw (RuntimeException) e;
             }
