@@ -8,7 +8,9 @@ package dev.sharray.reducers;
  * <p>A reducer writes its value with the primitive methods of {@link ValueWriter} and nests other
  * values with {@link ValueWriter#writeValue(Object)}, which goes back through the registry: arrays
  * nested that way cross as descriptors, however deep they sit. {@link #read(ValueReader)} must read
- * exactly what {@link #write(Object, ValueWriter)} wrote, in the same order.
+ * exactly what {@link #write(Object, ValueWriter)} wrote, in the same order: the registry frames each
+ * user value with its length, and a read that takes fewer or more bytes fails with a
+ * {@link MalformedDataException} naming the reducer, instead of garbling the values after it.
  *
  * <p>Both processes need the reducer: the pool re-creates registered reducers in its workers through
  * their public no-argument constructor, so implementations must have one and be stateless.

@@ -66,6 +66,11 @@ public final class Reducers {
      * @return a new registry; this one is unchanged
      */
     public Reducers with(Reducer<?>... reducers) {
+        for (Reducer<?> r : reducers) {
+            Objects.requireNonNull(r, "a reducer is null");
+            Objects.requireNonNull(r.type(), () -> r.getClass().getName() + ".type() is null");
+            Objects.requireNonNull(r.id(), () -> r.getClass().getName() + ".id() is null");
+        }
         final List<Reducer<?>> all = new ArrayList<>();
         for (Reducer<?> existing : registered) {
             boolean replaced = false;
@@ -228,7 +233,12 @@ public final class Reducers {
         return (v, out) -> {
             out.writeByte(Tags.USER);
             out.writeString(id);
+            // the payload's length first: a reducer that reads less or more than it wrote is caught at its
+            // own value, instead of shifting every value after it into garbage
+            final int lengthAt = out.position();
+            out.writeInt(0);
             r.write(v, out);
+            out.buffer().putInt(lengthAt, out.position() - lengthAt - 4, java.nio.ByteOrder.LITTLE_ENDIAN);
         };
     }
 
@@ -324,11 +334,35 @@ public final class Reducers {
                     throw new MalformedDataException("unknown reducer id '" + id + "' at offset " + at
                         + " (a user reducer must be registered in both processes)");
                 }
-                return r.read(in);
+                return readFramed(r, id, in);
             }
             default:
                 throw new MalformedDataException("unknown tag " + tag + " at offset " + at);
         }
+    }
+
+    /** Reads a user reducer's value, which must take exactly the bytes its {@code write} framed. */
+    private static Object readFramed(Reducer<?> r, String id, ValueReader in) {
+        final int length = in.readInt();
+        if (length < 0 || length > in.remaining()) {
+            throw new MalformedDataException("reducer '" + id + "' wrote " + length + " bytes, " + in.remaining()
+                + " remain");
+        }
+        final int end = in.position() + length;
+        final int outerLimit = in.narrow(end);
+        final Object value;
+        try {
+            value = r.read(in);
+        } catch (MalformedDataException e) {
+            throw new MalformedDataException("reducer '" + id + "' cannot read its " + length + " bytes: " + e.getMessage(), e);
+        } finally {
+            in.widen(outerLimit);
+        }
+        if (in.position() != end) {
+            throw new MalformedDataException("reducer '" + id + "' read " + (in.position() - end + length) + " of the "
+                + length + " bytes its write wrote: its read must read exactly what its write writes");
+        }
+        return value;
     }
 
     private static Object readEnum(ValueReader in) {

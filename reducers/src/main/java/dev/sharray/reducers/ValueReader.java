@@ -56,6 +56,22 @@ public final class ValueReader {
         return position;
     }
 
+    /**
+     * Lets reads go no further than {@code newLimit} (within the current limit) until {@link #widen}.
+     *
+     * @return the limit to give back to {@link #widen}
+     */
+    int narrow(int newLimit) {
+        final int outer = limit;
+        limit = newLimit;
+        return outer;
+    }
+
+    /** @param outerLimit what {@link #narrow} returned */
+    void widen(int outerLimit) {
+        limit = outerLimit;
+    }
+
     /** @return the number of bytes not read yet */
     public int remaining() {
         return limit - position;

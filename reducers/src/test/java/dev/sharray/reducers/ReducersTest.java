@@ -83,6 +83,48 @@ class ReducersTest {
         }
     }
 
+    /** A user type whose reducer's read takes {@code readInts} of the {@code wroteInts} ints its write wrote. */
+    record Lopsided(int value) { }
+
+    static Reducer<Lopsided> lopsided(int wroteInts, int readInts) {
+        return new Reducer<>() {
+            @Override
+            public Class<Lopsided> type() {
+                return Lopsided.class;
+            }
+
+            @Override
+            public void write(Lopsided v, ValueWriter out) {
+                for (int i = 0; i < wroteInts; i++) {
+                    out.writeInt(v.value());
+                }
+            }
+
+            @Override
+            public Lopsided read(ValueReader in) {
+                int v = 0;
+                for (int i = 0; i < readInts; i++) {
+                    v = in.readInt();
+                }
+                return new Lopsided(v);
+            }
+        };
+    }
+
+    @Test
+    void aUserReducerThatReadsOtherThanItWroteFailsAtItsOwnValue() {
+        final List<Object> values = List.of(new Lopsided(7), 5, "tail");
+        assertEquals(values, Reducers.defaults().with(lopsided(2, 2)).fromBytes(Reducers.defaults().with(lopsided(2, 2))
+            .toBytes(values)));
+        // before: [Lopsided[7], 21575499776, tail] (reading less), or the next values read as this one's (more)
+        for (int[] wroteRead : new int[][] {{2, 1}, {1, 2}, {1, 0}}) {
+            final Reducers r = Reducers.defaults().with(lopsided(wroteRead[0], wroteRead[1]));
+            final MalformedDataException e = assertThrows(MalformedDataException.class, () -> r.fromBytes(r.toBytes(values)),
+                Arrays.toString(wroteRead));
+            assertTrue(e.getMessage().contains("reducer '" + lopsided(0, 0).id() + "'"), e.getMessage());
+        }
+    }
+
     @Test
     void unknownTypesFailClearlyOnWrite() {
         final ReducerException e = assertThrows(ReducerException.class, () -> Reducers.defaults().toBytes(new Object()));

@@ -184,7 +184,7 @@ public final class ProcessPool implements AutoCloseable {
                 starter.awaitHello(w);
                 started.add(w);
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             for (int i = awaited; i < launched.size(); i++) {
                 starter.abandon(launched.get(i));
             }
@@ -253,7 +253,7 @@ public final class ProcessPool implements AutoCloseable {
         try {
             final FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
             task = newTask(encoded, arg, timeout, new Task.Batch(1, sharing::close), sharing, -1);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // e.g. a user reducer's AssertionError: its copies must not leak
             sharing.close();
             throw e;
         }
@@ -292,6 +292,7 @@ public final class ProcessPool implements AutoCloseable {
      */
     public <T, R> List<R> map(RemoteFunction<T, R> fn, List<? extends T> args) {
         Objects.requireNonNull(fn, "fn");
+        Objects.requireNonNull(args, "args");
         if (args.isEmpty()) {
             return new ArrayList<>();
         }
@@ -321,7 +322,7 @@ public final class ProcessPool implements AutoCloseable {
             for (T arg : args) {
                 tasks.add(newTask(encoded, arg, config.taskTimeout, batch, sharing, tasks.size()));
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // e.g. a user reducer's AssertionError: its copies must not leak
             sharing.close();
             throw e;
         }
@@ -1467,6 +1468,9 @@ public final class ProcessPool implements AutoCloseable {
     }
 
     /** Builds a {@link ProcessPool}. Not thread-safe. */
+    /** The most workers a pool may have: each is a JVM of its own. */
+    public static final int MAX_WORKERS = 1024;
+
     public static final class Builder {
         private int workers = Runtime.getRuntime().availableProcessors();
         private final List<String> jvmOptions = new ArrayList<>();
@@ -1484,12 +1488,13 @@ public final class ProcessPool implements AutoCloseable {
         }
 
         /**
-         * @param workers number of worker JVMs, at least 1
+         * @param workers number of worker JVMs, 1 to {@value ProcessPool#MAX_WORKERS}
          * @return this builder
          */
         public Builder workers(int workers) {
-            if (workers < 1) {
-                throw new IllegalArgumentException("workers must be at least 1, was " + workers);
+            // every worker is a JVM started at once: a typo like 100000 would fork until the machine gives out
+            if (workers < 1 || workers > MAX_WORKERS) {
+                throw new IllegalArgumentException("workers must be 1 to " + MAX_WORKERS + ", was " + workers);
             }
             this.workers = workers;
             return this;
@@ -1500,6 +1505,10 @@ public final class ProcessPool implements AutoCloseable {
          * @return this builder
          */
         public Builder jvmOptions(String... options) {
+            Objects.requireNonNull(options, "options");
+            for (String o : options) {
+                Objects.requireNonNull(o, "a JVM option is null");
+            }
             jvmOptions.addAll(Arrays.asList(options));
             return this;
         }
@@ -1509,6 +1518,7 @@ public final class ProcessPool implements AutoCloseable {
          * @return this builder
          */
         public Builder heapSize(String heapSize) {
+            Objects.requireNonNull(heapSize, "heapSize");
             if (!heapSize.matches("\\d+[kKmMgGtT]?")) {
                 throw new IllegalArgumentException("heap size must look like 512m or 4g, was " + heapSize);
             }
@@ -1573,6 +1583,7 @@ public final class ProcessPool implements AutoCloseable {
          * @return this builder
          */
         public Builder reducers(Reducers reducers) {
+            Objects.requireNonNull(reducers, "reducers");
             for (Reducer<?> r : reducers.registered()) {
                 try {
                     r.getClass().getConstructor();

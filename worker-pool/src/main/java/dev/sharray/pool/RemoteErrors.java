@@ -11,29 +11,68 @@ import dev.sharray.reducers.ValueWriter;
 final class RemoteErrors {
     private static final int MAX_CAUSES = 8;
     private static final int MAX_FRAMES = 1024;
+    private static final StackTraceElement[] NO_FRAMES = new StackTraceElement[0];
 
     private RemoteErrors() {
     }
 
+    /**
+     * Writes {@code t} and its causes. A user's exception may override its accessors: one that throws or answers
+     * null is written as what it could give (a placeholder message, no frames), never as a failure of the worker.
+     */
     static void write(Throwable t, ValueWriter out) {
         int depth = 0;
-        for (Throwable e = t; e != null && depth < MAX_CAUSES; e = e.getCause() == e ? null : e.getCause(), depth++) {
+        for (Throwable e = t; e != null && depth < MAX_CAUSES; e = causeOf(e), depth++) {
             out.writeBoolean(true);
-            final String className = e instanceof RemoteTaskException ? ((RemoteTaskException) e).remoteClassName() : e.getClass().getName();
-            final String message = e instanceof RemoteTaskException ? ((RemoteTaskException) e).remoteMessage() : e.getMessage();
-            out.writeString(className);
-            out.writeString(message);
-            final StackTraceElement[] frames = e.getStackTrace();
+            out.writeString(e instanceof RemoteTaskException ? ((RemoteTaskException) e).remoteClassName() : e.getClass().getName());
+            out.writeString(messageOf(e));
+            final StackTraceElement[] frames = framesOf(e);
             final int n = Math.min(frames.length, MAX_FRAMES);
             out.writeInt(n);
             for (int i = 0; i < n; i++) {
-                out.writeString(frames[i].getClassName());
-                out.writeString(frames[i].getMethodName());
-                out.writeString(frames[i].getFileName());
-                out.writeInt(frames[i].getLineNumber());
+                final StackTraceElement f = frames[i];
+                out.writeString(f == null ? "?" : f.getClassName());
+                out.writeString(f == null ? "?" : f.getMethodName());
+                out.writeString(f == null ? null : f.getFileName());
+                out.writeInt(f == null ? -1 : f.getLineNumber());
             }
         }
         out.writeBoolean(false);
+    }
+
+    /** Writes only {@code t}'s class name: what is left when even {@link #write} failed. */
+    static void writeClassOnly(Throwable t, Throwable failure, ValueWriter out) {
+        out.writeBoolean(true);
+        out.writeString(t.getClass().getName());
+        out.writeString("<the exception could not be written: " + failure.getClass().getName() + ">");
+        out.writeInt(0);
+        out.writeBoolean(false);
+    }
+
+    private static String messageOf(Throwable e) {
+        try {
+            return e instanceof RemoteTaskException ? ((RemoteTaskException) e).remoteMessage() : e.getMessage();
+        } catch (Throwable failure) {
+            return "<getMessage() threw " + failure.getClass().getName() + ">";
+        }
+    }
+
+    private static StackTraceElement[] framesOf(Throwable e) {
+        try {
+            final StackTraceElement[] frames = e.getStackTrace();
+            return frames != null ? frames : NO_FRAMES;
+        } catch (Throwable failure) {
+            return NO_FRAMES;
+        }
+    }
+
+    private static Throwable causeOf(Throwable e) {
+        try {
+            final Throwable cause = e.getCause();
+            return cause == e ? null : cause;
+        } catch (Throwable failure) {
+            return null;
+        }
     }
 
     static RemoteTaskException read(ValueReader in) {

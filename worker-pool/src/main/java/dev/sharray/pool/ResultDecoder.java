@@ -38,7 +38,9 @@ final class ResultDecoder {
             }
             // arrays in a result belong to the caller from now on (the pool releases them if it never gets them)
             t.resultArrays = opened.keep();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // an Error too (a user reducer's AssertionError or StackOverflowError, a fault reading a truncated
+            // array): it fails this task; escaping, it would end the result thread and every later call would hang
             t.error = e instanceof MalformedDataException ? e : new MalformedDataException("cannot read result: " + e, e);
             try {
                 opened.close();

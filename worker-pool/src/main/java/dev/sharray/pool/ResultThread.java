@@ -182,7 +182,22 @@ final class ResultThread {
         return doorbell != null;
     }
 
+    /**
+     * Runs {@link #serve()} until the pool closes. Whatever escapes it (a failure completing a task) is reported
+     * and the thread goes on: without it, every later call of the pool would wait forever.
+     */
     private void run() {
+        while (!pool.closed()) {
+            try {
+                serve();
+            } catch (Throwable t) {
+                err.println("[" + poolName + "] result thread: " + t + " (going on)");
+                LockSupport.parkNanos(this, 1_000_000); // never a busy loop of failures
+            }
+        }
+    }
+
+    private void serve() {
         final Idler idler = Idler.forResults();
         long idleSince = System.nanoTime();
         long polledNanos = 0;

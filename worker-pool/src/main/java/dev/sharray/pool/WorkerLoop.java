@@ -423,7 +423,12 @@ final class WorkerLoop {
         }
         if (error != null) {
             valueWriter.wrap(out, Protocol.RESULT_HEADER, null);
-            RemoteErrors.write(error, valueWriter);
+            try {
+                RemoteErrors.write(error, valueWriter);
+            } catch (RuntimeException | Error failure) { // e.g. a StackOverflowError in a user's exception
+                valueWriter.wrap(out, Protocol.RESULT_HEADER, null);
+                RemoteErrors.writeClassOnly(error, failure, valueWriter);
+            }
             length = valueWriter.position();
         }
         out.putByte(0, Protocol.RESULT);

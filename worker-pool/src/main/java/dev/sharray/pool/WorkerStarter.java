@@ -103,10 +103,11 @@ final class WorkerStarter {
                 throw new IllegalStateException("the pool closed while worker " + w.id + " was starting");
             }
             if (!w.process.isAlive() || System.nanoTime() - deadline > 0 || poolKilled.getAsBoolean()) {
-                abandon(w);
-                throw new IllegalStateException("worker " + w.id + " failed to start (exit code "
-                    + (w.process.isAlive() ? "none: timed out" : String.valueOf(w.process.exitValue()))
-                    + "); last stderr lines: " + w.stderr.tail());
+                final String exit = w.process.isAlive() ? "none: timed out" : String.valueOf(w.process.exitValue());
+                abandon(w); // also waits for the last lines of its output
+                // the JVM says some start-up failures ("Too small maximum heap") on stdout, not stderr
+                throw new IllegalStateException("worker " + w.id + " failed to start (exit code " + exit
+                    + "); last stderr lines: " + w.stderr.tail() + "; last stdout lines: " + w.stdout.tail());
             }
             idler.idle(w.reader.poll(sink, 1));
         }
@@ -120,6 +121,7 @@ final class WorkerStarter {
         w.awaitExit();
         exited(w);
         w.stderr.awaitEnd(1000);
+        w.stdout.awaitEnd(1000);
         w.rings.unlink();
         launcher.deleteArgFile(w.id);
         w.unmap();
