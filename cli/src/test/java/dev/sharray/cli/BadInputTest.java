@@ -117,6 +117,50 @@ class BadInputTest {
     }
 
     @Test
+    void forceNeverReplacesOrRemovesAnInputReachedThroughALink() throws Exception {
+        // encode: the input is a link to a shard-named file in the output folder. Before, --force removed
+        // od/shard-20.sre as a stale shard, and renamed shard 3 of the new set over od/shard-03.sre.
+        Path od = Files.createDirectory(dir.resolve("od"));
+        for (String name : List.of("shard-20.sre", "shard-03.sre")) {
+            Path real = Files.copy(input, od.resolve(name));
+            Path link = Files.createSymbolicLink(dir.resolve("link-" + name), Path.of("od", name));
+            assertFails(Cli.runThreads(null, "ec", "encode", link.toString(), "-o", od.toString(), "-k", "4", "-m", "2",
+                "--force"), 1, "is a shard file of " + od + " (" + real + ")");
+            assertEquals(inputHash, EcEndToEndTest.sha256(real), name + " was replaced or removed");
+            Files.delete(real);
+        }
+        // the other way round is safe: a link in the output folder is replaced, not what it points to
+        Files.createSymbolicLink(od.resolve("shard-03.sre"), input);
+        assertEquals(0, Cli.runThreads(null, "ec", "encode", input.toString(), "-o", od.toString(), "-k", "4", "-m", "2",
+            "--force", "-q").exit());
+        assertFalse(Files.isSymbolicLink(od.resolve("shard-03.sre")));
+        assertEquals(inputHash, EcEndToEndTest.sha256(input));
+
+        // decode: a shard is a link to the output. Before, --force renamed the decoded file over shard 2's data.
+        Path shard2 = EcEndToEndTest.shard(od, 2);
+        Path s2real = Files.move(shard2, dir.resolve("s2real"));
+        Files.createSymbolicLink(shard2, Path.of("..", "s2real"));
+        String s2Hash = EcEndToEndTest.sha256(s2real);
+        assertFails(Cli.runThreads(null, "ec", "decode", od.toString(), "-o", s2real.toString(), "--force"), 1,
+            "output " + s2real + " is a shard file of " + od + " (" + shard2 + " links to it)");
+        assertEquals(s2Hash, EcEndToEndTest.sha256(s2real));
+
+        // repair: a damaged shard's file is what an intact shard links to (shard 1 renamed to shard-05.sre and
+        // linked back). Before, repair rewrote shard-05.sre and so destroyed intact shard 1.
+        Path shard1 = EcEndToEndTest.shard(od, 1);
+        Path shard5 = EcEndToEndTest.shard(od, 5);
+        Files.move(shard1, shard5, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.createSymbolicLink(shard1, shard5.getFileName());
+        String s1Hash = EcEndToEndTest.sha256(shard1);
+        assertFails(Cli.runThreads(null, "ec", "repair", od.toString()), 1,
+            shard5 + " is the file intact shard 1 (" + shard1 + ") links to");
+        assertEquals(s1Hash, EcEndToEndTest.sha256(shard5));
+        Path out = dir.resolve("out.bin");
+        assertEquals(0, Cli.runThreads(null, "ec", "decode", od.toString(), "-o", out.toString(), "-q").exit());
+        assertEquals(inputHash, EcEndToEndTest.sha256(out));
+    }
+
+    @Test
     @org.junit.jupiter.api.Timeout(120)
     void forceNeverReplacesAFifoOrADeviceNode() throws Exception {
         Path shards = encode("shards");

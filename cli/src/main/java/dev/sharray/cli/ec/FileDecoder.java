@@ -24,7 +24,7 @@ public final class FileDecoder {
     public static double decode(ShardSet set, Path output, boolean force, Parallel compute, Parallel io) {
         long t0 = System.nanoTime();
         Inputs.requireWritableOutput(output, force);
-        Inputs.requireNotAShard(output, set.dir());
+        Inputs.requireNotAShard(output, set);
         set.requireRecoverable();
         ShardHeader h = set.header();
         long length = h.originalLength();

@@ -62,7 +62,7 @@ public final class FileEncoder {
                                 Parallel io) {
         long t0 = System.nanoTime();
         Inputs.requireReadableFile(input);
-        Inputs.requireNotAShard(input, outDir); // encoding would replace (or remove) its own input
+        Inputs.requireNotReplacedBy(input, outDir);
         ErasureCodec.builder(k, m).matrix(matrix); // validates k and m before anything is written
         List<Path> createdDirs = prepareDir(outDir, force);
         // the input is valid: worker start-up (~0.3 s) now overlaps staging the outputs and copying the data

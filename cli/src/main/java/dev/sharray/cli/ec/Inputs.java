@@ -1,8 +1,12 @@
 package dev.sharray.cli.ec;
 
 import dev.sharray.cli.CliException;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /** Checks on user-supplied paths, each failing with one clear line. */
 public final class Inputs {
@@ -29,23 +33,72 @@ public final class Inputs {
     }
 
     /**
-     * Refuses an output path that is a shard file of {@code shardDir}: the inputs are never overwritten,
-     * even with --force.
+     * Refuses an output path that is a shard file of the set being read, by name or through a link: the inputs
+     * are never overwritten, even with --force.
      *
-     * @param output   a file about to be written
-     * @param shardDir the shard folder being read
+     * @param output a file about to be written (renamed into place over its directory entry)
+     * @param set    the scanned set being read
      * @throws CliException when {@code output} would replace a shard
      */
-    public static void requireNotAShard(Path output, Path shardDir) {
+    public static void requireNotAShard(Path output, ShardSet set) {
+        Path shardDir = set.dir();
         Path parent = output.toAbsolutePath().normalize().getParent();
         boolean inDir;
         try {
             inDir = parent != null && Files.isDirectory(parent) && Files.isSameFile(parent, shardDir);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             inDir = false;
         }
         if (inDir && ShardFiles.NAME.matcher(output.getFileName().toString()).matches()) {
             throw new CliException("output " + output + " is a shard file of " + shardDir + ": the input is never overwritten");
+        }
+        for (ShardEntry e : set.entries()) {
+            if (holds(output, e.path())) { // d/shard-02.sre -> ../out: the rename would replace shard 2's data
+                throw new CliException("output " + output + " is a shard file of " + shardDir + " (" + e.path()
+                    + " links to it): the input is never overwritten");
+            }
+        }
+    }
+
+    /**
+     * Refuses to encode a file into the folder holding it under a shard name (directly or through a link): the
+     * encode replaces shard-NN.sre files and, with --force, removes the ones beyond the new set.
+     *
+     * @param input  the file to encode
+     * @param outDir the shard folder about to be written (need not exist)
+     * @throws CliException when writing {@code outDir} would replace or remove {@code input}
+     */
+    public static void requireNotReplacedBy(Path input, Path outDir) {
+        if (!Files.isDirectory(outDir)) {
+            return; // created by the encode: nothing in it yet
+        }
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(outDir)) {
+            for (Path p : ds) {
+                if (ShardFiles.NAME.matcher(p.getFileName().toString()).matches() && holds(p, input)) {
+                    throw new CliException("input " + input + " is a shard file of " + outDir + " (" + p + "): "
+                        + "encoding into that folder would replace or remove it");
+                }
+            }
+        } catch (IOException e) {
+            throw new CliException("cannot read output directory " + outDir + ": " + Io.reason(e), e);
+        }
+    }
+
+    /**
+     * Whether renaming over or deleting {@code entry} would lose the data of {@code file}: the entry itself (not
+     * what it links to, since a rename replaces a link, not its target) is the file {@code file} resolves to.
+     * A missing path holds nothing.
+     */
+    static boolean holds(Path entry, Path file) {
+        try {
+            Object own = Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            Object data = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+            if (own != null && data != null) {
+                return own.equals(data);
+            }
+            return !Files.isSymbolicLink(entry) && entry.toRealPath().equals(file.toRealPath());
+        } catch (IOException e) {
+            return false;
         }
     }
 

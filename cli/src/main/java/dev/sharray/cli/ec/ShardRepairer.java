@@ -7,6 +7,7 @@ import dev.sharray.codec.Crc32c;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,6 +34,7 @@ public final class ShardRepairer {
         if (targets.isEmpty()) {
             return targets;
         }
+        requireNoIntactShardRewritten(set, targets);
         int n = h.k() + h.m();
         try (StagedFiles staged = new StagedFiles()) {
             FileChannel[] out = new FileChannel[n];
@@ -56,5 +58,21 @@ public final class ShardRepairer {
             throw new CliException("cannot repair " + set.dir() + ": " + Io.reason(e), e);
         }
         return targets;
+    }
+
+    /**
+     * A damaged shard's file can be the very file an intact shard links to (shard-01.sre -> shard-05.sre after a
+     * rename): rewriting it would destroy the intact shard.
+     */
+    private static void requireNoIntactShardRewritten(ShardSet set, List<Integer> targets) {
+        for (int t : targets) {
+            Path rewritten = ShardFiles.shard(set.dir(), t);
+            for (ShardEntry e : set.entries()) {
+                if (e.intact() && Inputs.holds(rewritten, e.path())) {
+                    throw new CliException("cannot repair " + set.dir() + ": " + rewritten + " is the file intact shard "
+                        + e.index() + " (" + e.path() + ") links to; rewriting it would destroy that shard");
+                }
+            }
+        }
     }
 }
