@@ -161,6 +161,29 @@ class BadInputTest {
     }
 
     @Test
+    void aForcedReEncodeLeavesADirectoryNamedLikeAnOldShardAndSucceeds() throws Exception {
+        Path shards = encode("shards"); // RS(10,4): shard-00 .. shard-13
+        Path dirShard = Files.createDirectories(shards.resolve("shard-20.sre"));
+        Files.writeString(dirShard.resolve("x"), "user data");
+        // before: the old shards were removed after the new set was committed, and the directory made the
+        // command fail ("cannot encode ...: .../shard-20.sre", exit 1) with the new set already in place
+        Cli.Result r = Cli.runThreads(null, "ec", "encode", input.toString(), "-o", shards.toString(), "-k", "4", "-m", "2",
+            "--force");
+        assertEquals(0, r.exit(), r::toString);
+        assertTrue(r.err().contains("sharray: warning: left " + dirShard + " in place: a directory"), r::toString);
+        assertEquals("user data", Files.readString(dirShard.resolve("x")));
+        assertEquals(List.of(".", "shard-00.sre", "shard-01.sre", "shard-02.sre", "shard-03.sre", "shard-04.sre",
+            "shard-05.sre", "shard-20.sre"), names(shards), "the old set's shards 6 to 13 are removed");
+        Path out = dir.resolve("out.bin");
+        assertEquals(0, Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString(), "-q").exit());
+        assertEquals(inputHash, EcEndToEndTest.sha256(out));
+        Cli.Result quiet = Cli.runThreads(null, "ec", "encode", input.toString(), "-o", shards.toString(), "-k", "4", "-m",
+            "2", "--force", "-q");
+        assertEquals(0, quiet.exit(), quiet::toString);
+        assertEquals("", quiet.err(), "--quiet prints no warning");
+    }
+
+    @Test
     @org.junit.jupiter.api.Timeout(120)
     void forceNeverReplacesAFifoOrADeviceNode() throws Exception {
         Path shards = encode("shards");

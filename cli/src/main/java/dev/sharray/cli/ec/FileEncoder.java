@@ -14,8 +14,10 @@ import dev.sharray.codec.Matrix;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -104,10 +106,10 @@ public final class FileEncoder {
                 Io.writeFully(out[i], proto.withIndex(i).withBodyCrc(crcs[i]).toBuffer(), 0);
             }
             staged.commit();
+            done = true;
             if (force) {
                 removeStale(outDir, n);
             }
-            done = true;
             return new Result(outDir, proto, (System.nanoTime() - t0) / 1e9);
         } catch (IOException | TaskFailedException e) {
             throw new CliException("cannot encode " + input + " into " + outDir + ": " + Io.reason(e), e);
@@ -246,15 +248,30 @@ public final class FileEncoder {
         }
     }
 
-    /** After a forced re-encode with fewer shards, old shard files beyond the new set would confuse decoding. */
-    private static void removeStale(Path dir, int n) throws IOException {
+    /**
+     * After a forced re-encode with fewer shards, old shard files beyond the new set would confuse decoding.
+     * The new set is already in place: what cannot be removed is reported, never a failure, and a directory
+     * is no old shard, so it is left alone.
+     */
+    private static void removeStale(Path dir, int n) {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path p : ds) {
                 var m = ShardFiles.NAME.matcher(p.getFileName().toString());
-                if (m.matches() && Integer.parseInt(m.group(1)) >= n) {
+                if (!m.matches() || Integer.parseInt(m.group(1)) < n) {
+                    continue;
+                }
+                if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+                    Ui.info("warning: left " + p + " in place: a directory, not a shard file of the old set");
+                    continue;
+                }
+                try {
                     Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    Ui.info("warning: could not remove old shard file " + p + ": " + Io.reason(e));
                 }
             }
+        } catch (IOException | DirectoryIteratorException e) {
+            Ui.info("warning: could not look for old shard files in " + dir + ": " + Io.reason(e));
         }
     }
 }
