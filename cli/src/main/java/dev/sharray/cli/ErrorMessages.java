@@ -15,7 +15,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /** One-line, user-facing descriptions of exceptions. */
-final class ErrorMessages {
+public final class ErrorMessages {
     private ErrorMessages() {
     }
 
@@ -28,18 +28,8 @@ final class ErrorMessages {
         String msg;
         if (e instanceof CliException) {
             msg = e.getMessage();
-        } else if (e instanceof NoSuchFileException nf) {
-            msg = "no such file or directory: " + nf.getFile();
-        } else if (e instanceof AccessDeniedException ad) {
-            msg = "permission denied: " + ad.getFile();
-        } else if (e instanceof NotDirectoryException nd) {
-            msg = "not a directory: " + nd.getFile();
-        } else if (e instanceof FileAlreadyExistsException fe) {
-            msg = "already exists: " + fe.getFile();
-        } else if (e instanceof DirectoryNotEmptyException de) {
-            msg = "directory not empty: " + de.getFile();
         } else if (e instanceof FileSystemException fs) {
-            msg = (fs.getReason() != null ? fs.getReason() : "I/O error") + (fs.getFile() != null ? ": " + fs.getFile() : "");
+            msg = reason(fs) + (fs.getFile() != null ? ": " + fs.getFile() : "");
         } else if (e instanceof InsufficientSpaceException ise) {
             msg = "not enough space in " + ise.folder() + ": need " + Sizes.format(ise.requestedBytes()) + ", "
                 + Sizes.format(ise.freeBytes()) + " free";
@@ -58,6 +48,31 @@ final class ErrorMessages {
         }
         msg = msg == null ? e.getClass().getSimpleName() : msg;
         return msg.replace('\n', ' ').replace('\r', ' ');
+    }
+
+    /**
+     * Why an I/O call failed, without the path (for messages that name the file already): several file
+     * system exceptions carry only the path as their message, e.g. an AccessDeniedException.
+     *
+     * @param t any throwable
+     * @return e.g. "permission denied", "No space left on device", "the input shrank while encoding"
+     */
+    public static String reason(Throwable t) {
+        Throwable e = unwrap(t);
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory";
+        } else if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        } else if (e instanceof NotDirectoryException) {
+            return "not a directory";
+        } else if (e instanceof FileAlreadyExistsException) {
+            return "already exists";
+        } else if (e instanceof DirectoryNotEmptyException) {
+            return "directory not empty";
+        } else if (e instanceof FileSystemException fs) {
+            return fs.getReason() != null ? fs.getReason() : "I/O error";
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 
     private static Throwable unwrap(Throwable t) {

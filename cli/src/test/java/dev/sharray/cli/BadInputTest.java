@@ -80,6 +80,23 @@ class BadInputTest {
     }
 
     @Test
+    void anIoFailureSaysWhyNotJustWhichPath() throws Exception {
+        Path shards = encode("shards");
+        // before, these ended in the path again: "cannot write /sys/out.bin: /sys/.out.bin.partial-24337" and
+        // "cannot create output directory /proc/self/foo: /proc/self/foo" (the JDK's message for these is the path)
+        Cli.Result sys = Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", "/sys/out.bin");
+        assertFails(sys, 1, "cannot write /sys/out.bin: ");
+        assertTrue(sys.errLines().get(0).matches("sharray: cannot write /sys/out\\.bin: (permission denied|Read-only file system)"),
+            sys::toString);
+        assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-o", "/proc/self/foo"), 1,
+            "cannot create output directory /proc/self/foo: no such file or directory");
+        // the output's folder is a regular file: it said "no such directory"
+        assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", input.resolve("out").toString()), 1,
+            "not a directory: " + input);
+        assertEquals(inputHash, EcEndToEndTest.sha256(input));
+    }
+
+    @Test
     void verboseShowsTheStackTrace() throws Exception {
         Cli.Result r = Cli.runThreads(null, "--verbose", "ec", "encode", dir.resolve("nope").toString());
         assertEquals(1, r.exit());

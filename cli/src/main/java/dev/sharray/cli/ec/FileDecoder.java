@@ -1,6 +1,7 @@
 package dev.sharray.cli.ec;
 
 import dev.sharray.cli.CliException;
+import dev.sharray.cli.ErrorMessages;
 import dev.sharray.cli.Parallel;
 import dev.sharray.cli.TaskFailedException;
 import java.io.IOException;
@@ -48,7 +49,7 @@ public final class FileDecoder {
             }
             staged.commit();
         } catch (IOException | TaskFailedException e) {
-            throw new CliException("cannot write " + output + ": " + Io.reason(e), e);
+            throw new CliException("cannot write " + output + ": " + ErrorMessages.reason(e), e);
         }
         return (System.nanoTime() - t0) / 1e9;
     }

@@ -3,6 +3,7 @@ package dev.sharray.cli.ec;
 import dev.sharray.DType;
 import dev.sharray.SharedArray;
 import dev.sharray.cli.CliException;
+import dev.sharray.cli.ErrorMessages;
 import dev.sharray.cli.SharedMemory;
 import dev.sharray.cli.Parallel;
 import dev.sharray.cli.TaskFailedException;
@@ -112,7 +113,7 @@ public final class FileEncoder {
             }
             return new Result(outDir, proto, (System.nanoTime() - t0) / 1e9);
         } catch (IOException | TaskFailedException e) {
-            throw new CliException("cannot encode " + input + " into " + outDir + ": " + Io.reason(e), e);
+            throw new CliException("cannot encode " + input + " into " + outDir + ": " + ErrorMessages.reason(e), e);
         } finally {
             if (!done) {
                 removeCreated(createdDirs);
@@ -220,7 +221,7 @@ public final class FileEncoder {
             return missing;
         } catch (IOException e) {
             removeCreated(missing); // it may have made some parents before failing
-            throw new CliException("cannot create output directory " + dir + ": " + Io.reason(e), e);
+            throw new CliException("cannot create output directory " + dir + ": " + ErrorMessages.reason(e), e);
         }
     }
 
@@ -244,7 +245,7 @@ public final class FileEncoder {
             }
             return false;
         } catch (IOException e) {
-            throw new CliException("cannot read output directory " + dir + ": " + Io.reason(e), e);
+            throw new CliException("cannot read output directory " + dir + ": " + ErrorMessages.reason(e), e);
         }
     }
 
@@ -267,11 +268,11 @@ public final class FileEncoder {
                 try {
                     Files.deleteIfExists(p);
                 } catch (IOException e) {
-                    Ui.info("warning: could not remove old shard file " + p + ": " + Io.reason(e));
+                    Ui.info("warning: could not remove old shard file " + p + ": " + ErrorMessages.reason(e));
                 }
             }
         } catch (IOException | DirectoryIteratorException e) {
-            Ui.info("warning: could not look for old shard files in " + dir + ": " + Io.reason(e));
+            Ui.info("warning: could not look for old shard files in " + dir + ": " + ErrorMessages.reason(e));
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.sharray.cli.ec;
 
 import dev.sharray.cli.CliException;
+import dev.sharray.cli.ErrorMessages;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -80,7 +81,7 @@ public final class Inputs {
                 }
             }
         } catch (IOException e) {
-            throw new CliException("cannot read output directory " + outDir + ": " + Io.reason(e), e);
+            throw new CliException("cannot read output directory " + outDir + ": " + ErrorMessages.reason(e), e);
         }
     }
 
@@ -106,7 +107,7 @@ public final class Inputs {
      * @param output a file about to be written
      * @param force  whether an existing file may be replaced
      * @throws CliException when it is a directory or another non-regular file (a FIFO, a device, a link to one),
-     *                      exists without force, or its folder is missing
+     *                      exists without force, or its folder is missing or not a folder
      */
     public static void requireWritableOutput(Path output, boolean force) {
         if (Files.isDirectory(output)) {
@@ -124,7 +125,7 @@ public final class Inputs {
         }
         Path parent = output.toAbsolutePath().getParent();
         if (parent != null && !Files.isDirectory(parent)) {
-            throw new CliException("no such directory: " + parent);
+            throw new CliException((Files.exists(parent) ? "not a directory: " : "no such directory: ") + parent);
         }
     }
 }

@@ -3,9 +3,8 @@ package dev.sharray.cli.ec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileSystemException;
 
-/** Small I/O helpers: full writes and readable reasons. */
+/** Small I/O helpers: full writes. */
 final class Io {
     private Io() {
     }
@@ -51,14 +50,5 @@ final class Io {
             writeFully(out, ZEROS.duplicate().limit(chunk), -1);
             left -= chunk;
         }
-    }
-
-    /** @return the OS reason of an I/O error, e.g. "No space left on device" */
-    static String reason(Exception ex) {
-        Throwable e = ex instanceof dev.sharray.cli.TaskFailedException && ex.getCause() != null ? ex.getCause() : ex;
-        if (e instanceof FileSystemException fs && fs.getReason() != null) {
-            return fs.getReason();
-        }
-        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 }

@@ -1,6 +1,7 @@
 package dev.sharray.cli.ec;
 
 import dev.sharray.cli.CliException;
+import dev.sharray.cli.ErrorMessages;
 import dev.sharray.cli.Parallel;
 import dev.sharray.cli.TaskFailedException;
 import dev.sharray.codec.Crc32c;
@@ -55,7 +56,7 @@ public final class ShardRepairer {
             }
             staged.commit();
         } catch (IOException | TaskFailedException e) {
-            throw new CliException("cannot repair " + set.dir() + ": " + Io.reason(e), e);
+            throw new CliException("cannot repair " + set.dir() + ": " + ErrorMessages.reason(e), e);
         }
         return targets;
     }

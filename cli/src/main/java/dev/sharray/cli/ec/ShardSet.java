@@ -1,6 +1,7 @@
 package dev.sharray.cli.ec;
 
 import dev.sharray.cli.CliException;
+import dev.sharray.cli.ErrorMessages;
 import dev.sharray.cli.Parallel;
 import dev.sharray.codec.MemoryFaultException;
 import java.io.EOFException;
@@ -137,7 +138,7 @@ public final class ShardSet {
                 }
             }
         } catch (IOException e) {
-            throw new CliException("cannot read directory " + dir + ": " + e.getMessage(), e);
+            throw new CliException("cannot read directory " + dir + ": " + ErrorMessages.reason(e), e);
         }
         if (files.isEmpty()) {
             throw new CliException("no shard files (shard-NN.sre) in " + dir);
@@ -155,7 +156,7 @@ public final class ShardSet {
             } catch (BadShardException b) {
                 bad.put(i, new ShardEntry(i, f.getValue(), ShardStatus.CORRUPTED, b.getMessage()));
             } catch (IOException e) {
-                bad.put(i, new ShardEntry(i, f.getValue(), ShardStatus.UNREADABLE, "cannot read: " + describe(e)));
+                bad.put(i, new ShardEntry(i, f.getValue(), ShardStatus.UNREADABLE, "cannot read: " + ErrorMessages.reason(e)));
             }
         }
         ShardHeader ref = chooseSet(headers);
@@ -228,12 +229,8 @@ public final class ShardSet {
         } catch (EOFException | MemoryFaultException e) { // cut short after its size was checked
             return new ShardEntry(i, file, ShardStatus.TRUNCATED, "shrank while it was being read");
         } catch (IOException e) {
-            return new ShardEntry(i, file, ShardStatus.UNREADABLE, "cannot read: " + describe(e));
+            return new ShardEntry(i, file, ShardStatus.UNREADABLE, "cannot read: " + ErrorMessages.reason(e));
         }
-    }
-
-    private static String describe(IOException e) {
-        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     /** The set with most valid headers; ties go to the set holding the lowest index. */
