@@ -70,6 +70,12 @@ class BadInputTest {
         assertFails(Cli.runThreads(null, "ec", "encode"), 2, "FILE");
         assertFails(Cli.runThreads(null, "ec", "frobnicate"), 2, "frobnicate");
         assertFails(Cli.runThreads(null, "demo", "--size", "lots"), 2, "not a size");
+        // a size that parses but is too small is a bad option value too: it exited 1 without the --help hint
+        for (String tooSmall : List.of("0", "1023")) {
+            Cli.Result r = Cli.runThreads(null, "demo", "-s", tooSmall);
+            assertFails(r, 2, "--size must be at least 1K, got " + tooSmall);
+            assertEquals("Try 'sharray demo --help' for more information.", r.errLines().get(1), r::toString);
+        }
         assertFails(Cli.runThreads(null, "ec", "decode", dir.resolve("nope").toString(), "-o", dir.resolve("o").toString()), 1,
             "no such directory");
         assertFails(Cli.runThreads(null, "ec", "verify", input.toString()), 1, "not a directory");

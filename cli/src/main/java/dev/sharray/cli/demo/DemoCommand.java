@@ -12,7 +12,10 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code sharray demo}: the main job end to end on one big shared array. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
@@ -20,6 +23,12 @@ import picocli.CommandLine.Option;
         + "in place as RS(10,4) stripes, destroy 4 shards per stripe, reconstruct them, verify every byte, and "
         + "release everything. Prints a table of steps, times, throughputs and what a copy-based handoff would move."})
 public final class DemoCommand implements Callable<Integer> {
+    /** The smallest array the demo accepts. */
+    static final long MIN_SIZE = 1024;
+
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     WorkersOption workers;
 
@@ -29,6 +38,9 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (size < MIN_SIZE) { // a bad option value: a usage error (exit 2), like a size that does not parse
+            throw new ParameterException(spec.commandLine(), "--size must be at least 1K, got " + size);
+        }
         long bytes = DemoSizer.fit(size);
         long t0 = System.nanoTime();
         try (Parallel parallel = workers.compute(Workload.JAVA_LOOPS)) {

@@ -21,13 +21,10 @@ final class DemoSizer {
     }
 
     /**
-     * @param requested requested array bytes
+     * @param requested requested array bytes, at least {@link DemoCommand#MIN_SIZE} (the command checks it)
      * @return the size to use; a message says so when it is smaller than requested
      */
     static long fit(long requested) {
-        if (requested < 1024) {
-            throw new CliException("--size must be at least 1K, got " + requested);
-        }
         Path root = root();
         long free = usable(root);
         long mem = memAvailable();
