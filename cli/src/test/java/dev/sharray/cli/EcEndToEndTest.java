@@ -2,6 +2,7 @@ package dev.sharray.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -186,11 +187,26 @@ class EcEndToEndTest {
     @Test
     @org.junit.jupiter.api.Timeout(180)
     void anEncodeStoppedBySigtermLeavesNoPartialFiles() throws Exception {
+        Path out = Files.createDirectory(dir.resolve("stopped.shards")); // there before: kept
+        stopWhileStaging(out);
+        assertEquals(0, partials(out), "the shutdown hook removed the partial shard files");
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(180)
+    void anEncodeStoppedBySigtermRemovesTheFoldersItCreated() throws Exception {
+        Path out = dir.resolve("nd").resolve("sub");
+        stopWhileStaging(out);
+        // before, the shutdown hook deleted the partial files but left nd/sub behind, empty
+        assertFalse(Files.exists(dir.resolve("nd")), "the folders the encode created are removed");
+    }
+
+    /** Starts an encode into {@code out} and sends it SIGTERM once it is writing its partial shard files. */
+    private void stopWhileStaging(Path out) throws Exception {
         Path input = dir.resolve("stopped.bin");
         try (RandomAccessFile f = new RandomAccessFile(input.toFile(), "rw")) {
             f.setLength(600L << 20); // zeros: cheap to make, long enough to stop it mid-way
         }
-        Path out = dir.resolve("stopped.shards");
         Process p = Cli.start(dir, dir.resolve("stopped.log"), "ec", "encode", input.toString(), "-o", out.toString());
         boolean staging = false;
         for (int i = 0; i < 6000 && !staging && p.isAlive(); i++) {
@@ -202,7 +218,6 @@ class EcEndToEndTest {
         assertTrue(staging, "the encode was staging its outputs");
         p.destroy(); // SIGTERM, as Ctrl-C or a service manager sends
         assertEquals(143, p.waitFor(), "stopped by the signal mid-run (a finished encode would exit 0)");
-        assertEquals(0, partials(out), "the shutdown hook removed the partial shard files");
     }
 
     private static long partials(Path dir) throws IOException {

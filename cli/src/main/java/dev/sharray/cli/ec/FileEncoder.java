@@ -72,7 +72,7 @@ public final class FileEncoder {
         compute.startEarly(worker -> WindowCoder.warmUp(k, m, matrix));
         int n = k + m;
         boolean done = false;
-        try (FileChannel in = FileChannel.open(input, StandardOpenOption.READ); StagedFiles staged = new StagedFiles()) {
+        try (FileChannel in = FileChannel.open(input, StandardOpenOption.READ); StagedFiles staged = new StagedFiles(() -> removeCreated(createdDirs))) {
             long length = in.size();
             if (length == 0 && in.read(ByteBuffer.allocate(1), 0) > 0) {
                 // /proc and /sys files report size 0 and yet hold bytes: encoding would keep none of them
@@ -225,7 +225,10 @@ public final class FileEncoder {
         }
     }
 
-    /** After a failure: removes the directories {@link #prepareDir} created, innermost first, while they are empty. */
+    /**
+     * After a failure, or when the JVM is stopped (a SIGTERM): removes the directories {@link #prepareDir} created,
+     * innermost first, while they are empty.
+     */
     private static void removeCreated(List<Path> created) {
         for (int i = created.size() - 1; i >= 0; i--) {
             try {

@@ -26,6 +26,8 @@ final class StagedFiles implements AutoCloseable {
     /** Set by the shutdown hook: the other threads keep running while the JVM stops, so no new file may appear. */
     private boolean stopping;
     private final Mover mover;
+    /** Runs after the hook deleted the partial files: removes what else the command made for them (its folders). */
+    private final Runnable onStop;
 
     /** Renames a file over another, atomically. */
     @FunctionalInterface
@@ -42,7 +44,29 @@ final class StagedFiles implements AutoCloseable {
 
     /** @param mover how files are renamed (tests make it fail half-way) */
     StagedFiles(Mover mover) {
+        this(mover, null);
+    }
+
+    /**
+     * @param onStop when the JVM is stopped before the commit, runs after the partial files are deleted: e.g.
+     *               removes the folders the command created for them (a failure without a stop is the
+     *               caller's to clean up). The hook is in place from now on, not from the first file.
+     */
+    StagedFiles(Runnable onStop) {
+        this(Mover.ATOMIC, onStop);
+        hook();
+    }
+
+    private StagedFiles(Mover mover, Runnable onStop) {
         this.mover = mover;
+        this.onStop = onStop;
+    }
+
+    private synchronized void hook() {
+        if (!hooked) {
+            Runtime.getRuntime().addShutdownHook(onExit);
+            hooked = true;
+        }
     }
 
     /**
@@ -55,10 +79,7 @@ final class StagedFiles implements AutoCloseable {
         if (stopping) {
             throw new IOException("the JVM is stopping");
         }
-        if (!hooked) {
-            Runtime.getRuntime().addShutdownHook(onExit);
-            hooked = true;
-        }
+        hook();
         Path temp = target.resolveSibling("." + target.getFileName() + ".partial-" + ProcessHandle.current().pid());
         Files.deleteIfExists(temp);
         temps.add(temp);
@@ -161,6 +182,9 @@ final class StagedFiles implements AutoCloseable {
     private synchronized void stopAndDeleteTemps() {
         stopping = true;
         deleteTemps();
+        if (onStop != null && !committed) {
+            onStop.run();
+        }
     }
 
     private synchronized void deleteTemps() {
