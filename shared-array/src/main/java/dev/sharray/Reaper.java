@@ -37,7 +37,7 @@ final class Reaper {
                     Log.get().info("reaper: removed {} folder(s) and {} array(s) of dead processes, {} bytes",
                         r.foldersRemoved().size(), r.arraysDeleted().size(), r.bytesFreed());
                 }
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | InternalError e) { // InternalError: a .ref truncated while mapped (a fault)
                 Log.get().warn("reaper pass failed: {}", e.toString());
             }
         }
