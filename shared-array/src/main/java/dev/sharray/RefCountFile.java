@@ -205,11 +205,6 @@ final class RefCountFile {
         }
     }
 
-    /** Adds a reference for a process that already holds one (no liveness race possible). */
-    void increment(int slot) {
-        buffer.getAndAddLong(countOffset(slot), 1);
-    }
-
     /** @return this slot's count after dropping one reference */
     long decrement(int slot) {
         long after = buffer.getAndAddLong(countOffset(slot), -1) - 1;

@@ -50,16 +50,7 @@ final class Segment {
         return refs != null;
     }
 
-    /** Adds a reference while another one is held (views, retain). */
-    void addRef() {
-        if (refs != null) {
-            refs.increment(slot);
-        } else {
-            localCount.incrementAndGet();
-        }
-    }
-
-    /** Adds a reference for a new open; fails if the array is being deleted. */
+    /** Adds a reference (a new open, a view: see {@link Segments#tryAddRef}); fails if the array is being deleted. */
     boolean tryAddRef() {
         if (refs != null) {
             return refs.tryAcquire(slot);

@@ -101,6 +101,17 @@ final class Segments {
     }
 
     /**
+     * One more reference for a new handle (a view, {@code retain()}) on {@code s}, unless its last handle's
+     * release closed it meanwhile: another thread may release that handle between the caller's check and this
+     * call, and a reference added to a closed segment would count on unmapped memory.
+     *
+     * @return false when {@code s} is closed, or its array is being deleted
+     */
+    static synchronized boolean tryAddRef(Segment s) {
+        return !s.closed && s.tryAddRef();
+    }
+
+    /**
      * Reuses the mapping of a sharray array file that this process maps now (open or retained) under exactly
      * {@code path}, with one more reference, and without a file system call: a worker opens the same array's
      * chunks task after task, and resolving the path each time was its largest cost per task. Such a path was

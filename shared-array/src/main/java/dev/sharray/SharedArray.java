@@ -565,7 +565,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
 
     private SharedArray view(long[] newShape, long[] newStrides, long newOffset) {
         checkAccessible();
-        segment.addRef();
+        if (!Segments.tryAddRef(segment)) { // this handle was released by another thread since the check
+            throw new IllegalStateException("the array " + segment.dataPath.getFileName() + " was released");
+        }
         try {
             return new SharedArray(segment, dtype, newShape, newStrides, newOffset);
         } catch (RuntimeException | Error e) {
@@ -631,6 +633,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     }
 
     long segmentReferences() {
+        checkAccessible(); // a released handle's refcount file may be unmapped
         return segment.localReferences();
     }
 

@@ -343,4 +343,42 @@ class LifecycleTest {
         // before: "could not delete ... NoSuchFileException", and the refcount file stayed
         assertFalse(Files.exists(Segments.refPathFor(data)));
     }
+
+    @Test
+    void aViewTakenWhileAnotherThreadReleasesTheLastHandleIsRefusedNotCountedOnUnmappedMemory() throws Exception {
+        // before: the view's reference went into the unmapped refcount file (SIGSEGV, the JVM ended) or brought
+        // a closed segment back to one reference, its data unmapped under the view
+        for (int round = 0; round < 2000; round++) {
+            SharedArray a = SharedArray.create(DType.FLOAT64, 16);
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            long[] views = {0};
+            Thread viewer = new Thread(() -> {
+                started.countDown();
+                try {
+                    while (true) {
+                        SharedArray v = a.retain();
+                        v.setDouble(1.0, 3); // the view's memory is mapped while it holds its reference
+                        v.release();
+                        views[0]++;
+                    }
+                } catch (IllegalStateException released) {
+                    assertTrue(released.getMessage().contains("was released"), released.getMessage());
+                }
+            });
+            viewer.start();
+            started.await();
+            Thread.onSpinWait();
+            a.release();
+            viewer.join();
+            assertFalse(Files.exists(a.path()), "the last release deleted the file (round " + round + ")");
+        }
+    }
+
+    @Test
+    void localReferencesOfAReleasedHandleIsRefused() {
+        SharedArray a = SharedArray.create(DType.FLOAT64, 16);
+        a.release();
+        // before: read the unmapped refcount file (SIGSEGV)
+        assertThrows(IllegalStateException.class, () -> SharedArrays.localReferences(a));
+    }
 }
