@@ -26,7 +26,8 @@ import org.agrona.UnsafeApi;
  * in any process is released; a crashed holder's references are reclaimed. Nothing is freed behind your
  * back: an unreleased handle is reported as a leak and its memory stays mapped until process exit.
  *
- * <p>Handles are not thread-safe for release: do not release a handle while another thread uses it.
+ * <p>Handles are not thread-safe for release: do not release a handle while another thread uses it (its
+ * access may fault on the unmapped memory); give that thread its own handle with {@link #retain()}.
  *
  * <p>Copies between a whole heap array and a dense view ({@code copyFrom}, {@code copyTo}, {@code toDoubleArray}
  * and the like) and {@link #prefault()}, of 64 MiB or more, lend the work to the common
