@@ -30,7 +30,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code openRelease}: map + refcount + unmap, no element touched;</li>
  *   <li>{@code openReadRelease}: the same, reading the first and last element (two page faults);</li>
  *   <li>{@code openReleaseHeld}: this JVM already holds a handle, so open reuses the mapping (the same-process
- *       path: a refcount increment and decrement).</li>
+ *       path: a refcount increment and decrement);</li>
+ *   <li>{@code retainReleaseHeld}: {@code retain()} of that held handle and its release: the reference a view,
+ *       a slice or the codec takes, under the lock that keeps it from racing the last release.</li>
  * </ul>
  */
 @State(Scope.Benchmark)
@@ -113,6 +115,18 @@ public class OpenReleaseBench {
         SharedArray a = SharedArray.open(descriptor);
         boolean open = !a.isReleased();
         a.release();
+        return open;
+    }
+
+    /**
+     * @param held the handle whose view is taken
+     * @return whether the view was open
+     */
+    @Benchmark
+    public boolean retainReleaseHeld(Held held) {
+        SharedArray v = held.handle.retain();
+        boolean open = !v.isReleased();
+        v.release();
         return open;
     }
 }
