@@ -262,12 +262,7 @@ class LifecycleTest {
             Path ref = Segments.refPathFor(data);
             Files.createFile(ref);
             RefCountFile.create(ref).unmap(); // slot 0: this pid, count 1
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(ref,
-                    java.nio.file.StandardOpenOption.WRITE)) {
-                java.nio.ByteBuffer slot = java.nio.ByteBuffer.allocate(24).order(java.nio.ByteOrder.nativeOrder());
-                slot.putLong(0).putLong(0).putLong(garbage).flip(); // pid 0 (free), start 0, a count nobody holds
-                ch.write(slot, 64);
-            }
+            writeSlot(ref, 0, 0, 0, garbage); // pid 0 (free), start 0, a count nobody holds
             Descriptor d = new Descriptor(data, header.length, new long[] {4}, new long[] {8}, DType.FLOAT64,
                 java.nio.ByteOrder.LITTLE_ENDIAN);
             SharedArray a = SharedArray.open(d);
@@ -277,6 +272,13 @@ class LifecycleTest {
             a.release();
             assertFalse(Files.exists(data), "the last release deletes the data file (garbage " + garbage + ")");
             assertFalse(Files.exists(ref), "and the refcount file");
+        }
+    }
+
+    /** Writes the state word of {@code ref} as another process would. */
+    private static void writeState(Path ref, int state) throws Exception {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(ref, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, state), 8);
         }
     }
 
@@ -306,9 +308,7 @@ class LifecycleTest {
             Path data = a.path();
             Path ref = Segments.refPathFor(data);
             writeSlot(ref, 5, (Long) c[0], (Long) c[1], (Long) c[2]);
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(ref, java.nio.file.StandardOpenOption.WRITE)) {
-                ch.write(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, (Integer) c[3]), 8);
-            }
+            writeState(ref, (Integer) c[3]);
             // before: a child opened and released it, and its release deleted the array the parent holds
             // (count -1); or the array outlived every holder (no start time); or the open spun 2 s (state)
             InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> RefCountFile.open(ref));
@@ -323,10 +323,7 @@ class LifecycleTest {
             }
             assertTrue(Files.exists(data), "the holder's array is still there");
             if ((Integer) c[3] != RefCountFile.LIVE) {
-                // a release deletes only a LIVE array; put the state back so that this test leaves nothing behind
-                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(ref, java.nio.file.StandardOpenOption.WRITE)) {
-                    ch.write(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, RefCountFile.LIVE), 8);
-                }
+                writeState(ref, RefCountFile.LIVE); // a release deletes only a LIVE array: leave nothing behind
             }
             a.release();
             assertFalse(Files.exists(data), "its holder's last release deletes it: " + c[4]);
@@ -351,7 +348,7 @@ class LifecycleTest {
         for (int round = 0; round < 2000; round++) {
             SharedArray a = SharedArray.create(DType.FLOAT64, 16);
             java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
-            long[] views = {0};
+            java.util.concurrent.atomic.AtomicReference<Throwable> ended = new java.util.concurrent.atomic.AtomicReference<>();
             Thread viewer = new Thread(() -> {
                 started.countDown();
                 try {
@@ -359,10 +356,9 @@ class LifecycleTest {
                         SharedArray v = a.retain();
                         v.setDouble(1.0, 3); // the view's memory is mapped while it holds its reference
                         v.release();
-                        views[0]++;
                     }
-                } catch (IllegalStateException released) {
-                    assertTrue(released.getMessage().contains("was released"), released.getMessage());
+                } catch (Throwable t) {
+                    ended.set(t); // asserted on the test's thread: a failure here would not fail the test
                 }
             });
             viewer.start();
@@ -370,6 +366,8 @@ class LifecycleTest {
             Thread.onSpinWait();
             a.release();
             viewer.join();
+            assertInstanceOf(IllegalStateException.class, ended.get(), "round " + round);
+            assertTrue(ended.get().getMessage().contains("was released"), ended.get().getMessage());
             assertFalse(Files.exists(a.path()), "the last release deleted the file (round " + round + ")");
         }
     }
