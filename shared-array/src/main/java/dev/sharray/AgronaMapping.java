@@ -52,7 +52,7 @@ final class AgronaMapping implements Mapping {
 
     @Override
     public void unmap() {
-        IoUtil.unmap(buffer);
+        ReleasedRanges.unmap(address, length, () -> IoUtil.unmap(buffer));
     }
 
     @Override

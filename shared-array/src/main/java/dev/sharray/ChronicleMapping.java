@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
+import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 import net.openhft.chronicle.core.io.ReferenceOwner;
 
 /**
@@ -59,8 +60,28 @@ final class ChronicleMapping implements Mapping, ReferenceOwner {
 
     @Override
     public void unmap() {
+        closeFileQuietly(); // the open descriptor would keep a deleted file's memory until the range is freed
+        ReleasedRanges.unmap(address, store.realCapacity(), this::releaseChronicle);
+    }
+
+    private void releaseChronicle() {
         store.release(this);
         file.releaseLast();
+        if (store.refCount() > 0) {
+            // Chronicle's file keeps its own reservation of the store unless -DmappedFile.retain=true: without this
+            // the mapping, and a deleted file's memory, stayed in the process after the last release
+            store.release(file);
+        }
+        // Chronicle unmaps on its background releaser thread: wait, so the range is free when this returns
+        BackgroundResourceReleaser.releasePendingResources();
+    }
+
+    private void closeFileQuietly() {
+        try {
+            file.raf().close();
+        } catch (java.io.IOException e) {
+            // the descriptor is gone either way on Linux; Chronicle's own release closes it again, harmlessly
+        }
     }
 
     @Override

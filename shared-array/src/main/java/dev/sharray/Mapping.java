@@ -11,7 +11,10 @@ interface Mapping {
     /** @return mapped length in bytes */
     long length();
 
-    /** Unmaps; the address must not be used afterwards. Called exactly once. */
+    /**
+     * Takes the mapping out of use: its pages at once, its addresses later (see {@link ReleasedRanges}); the
+     * address must not be used afterwards. Called exactly once.
+     */
     void unmap();
 
     /** @return which backing maps this file */

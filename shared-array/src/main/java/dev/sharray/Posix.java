@@ -55,6 +55,7 @@ final class Posix {
 
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
     private static final int MAP_SHARED = 0x01;
+    private static final int MAP_FIXED = 0x10;
 
     /** @return whether the C library is bound (JNA loaded) */
     static boolean available() {
@@ -98,6 +99,21 @@ final class Posix {
             close(fd);
         } catch (LastErrorException ignored) {
             // nothing to undo: the descriptor is gone either way on Linux
+        }
+    }
+
+    /**
+     * Replaces the mapping of {@code [address, address + length)} in place, atomically, by a shared mapping of
+     * {@code fd} from offset 0 ({@code MAP_FIXED}).
+     *
+     * @param length a whole number of pages
+     * @return whether the range is mapped to {@code fd} now; when false it is unchanged
+     */
+    static boolean mapOver(long address, long length, int fd) {
+        try {
+            return mmap(address, length, PROT_READ_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == address;
+        } catch (LastErrorException e) {
+            return false; // e.g. ENOMEM at the map-entry limit: the caller unmaps at once instead
         }
     }
 

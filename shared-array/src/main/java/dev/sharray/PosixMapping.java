@@ -37,7 +37,7 @@ final class PosixMapping implements Mapping {
 
     @Override
     public void unmap() {
-        Posix.unmap(address, length);
+        ReleasedRanges.unmap(address, length, () -> Posix.unmap(address, length));
     }
 
     @Override

@@ -331,6 +331,6 @@ final class RefCountFile {
     }
 
     void unmap() {
-        IoUtil.unmap(mapped);
+        ReleasedRanges.unmap(buffer.addressOffset(), FILE_SIZE, () -> IoUtil.unmap(mapped));
     }
 }

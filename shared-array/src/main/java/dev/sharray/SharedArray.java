@@ -26,8 +26,11 @@ import org.agrona.UnsafeApi;
  * in any process is released; a crashed holder's references are reclaimed. Nothing is freed behind your
  * back: an unreleased handle is reported as a leak and its memory stays mapped until process exit.
  *
- * <p>Handles are not thread-safe for release: do not release a handle while another thread uses it (its
- * access may fault on the unmapped memory); give that thread its own handle with {@link #retain()}.
+ * <p>Handles are not thread-safe for release: do not release a handle while another thread uses it; give
+ * that thread its own handle with {@link #retain()}. Such a race cannot crash the JVM or reach another array:
+ * an access that began before the release fails with {@link InternalError} (on JDK 17 at that thread's next
+ * safepoint, its reads until then unspecified), a later one with {@link IllegalStateException}. See
+ * {@code docs/lifecycle.md}.
  *
  * <p>Copies between a whole heap array and a dense view ({@code copyFrom}, {@code copyTo}, {@code toDoubleArray}
  * and the like) and {@link #prefault()}, of 64 MiB or more, lend the work to the common

@@ -1,0 +1,126 @@
+package dev.sharray;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Native;
+import com.sun.jna.Platform;
+import java.util.ArrayDeque;
+
+/**
+ * Unmaps a file's mapping in two steps, so a thread that still reads or writes a released array cannot end
+ * the JVM or touch another array.
+ *
+ * <p>Handles are not thread-safe for release, and checking on every element access that another thread has
+ * not released the memory would cost every access. So a release that races a reader cannot be refused; what
+ * can be chosen is what that reader's late access meets. After a plain {@code munmap} it meets nothing
+ * (SIGSEGV, which ends the JVM) or, once the kernel reuses the addresses, another array's memory. Here the
+ * range is first mapped over, in place and atomically ({@code MAP_FIXED}), by an empty memory file sealed
+ * against growing: the data pages leave this process at once, and a late access faults with SIGBUS, which
+ * HotSpot turns into an {@link InternalError} ("a fault occurred in an unsafe memory access operation") for
+ * memory reached through {@code Unsafe}, as all of this library's accesses are. The address range itself (one
+ * kernel map entry, no memory) stays reserved, so no later mapping can take it, until {@link #MAX_RANGES}
+ * later ranges or {@link #MAX_BYTES} of them push it out; then the mapping's own unmap frees it.
+ *
+ * <p>Where the memory file cannot be made (no JNA, not Linux, a kernel before 3.17) every unmap is
+ * immediate, as before.
+ */
+final class ReleasedRanges {
+    /** Ranges kept reserved before the oldest is freed: well below Linux's default 65,530 map entries. */
+    static final int MAX_RANGES = 1024;
+    /** Address space kept reserved before the oldest range is freed (x86-64 user space is 128 TiB). */
+    static final long MAX_BYTES = 256L << 30;
+    private static final long PAGE = 4096;
+
+    private static final ArrayDeque<Range> RESERVED = new ArrayDeque<>();
+    private static long reservedBytes;
+
+    private ReleasedRanges() {
+    }
+
+    private record Range(long address, long length, Runnable unmap) {
+    }
+
+    /**
+     * Takes {@code [address, address + length)} (widened to whole pages) out of use and frees it later by
+     * running {@code unmap}, which must unmap exactly that range. {@code unmap} runs now when the range
+     * cannot be reserved.
+     */
+    static void unmap(long address, long length, Runnable unmap) {
+        final long pages = (length + PAGE - 1) & -PAGE;
+        if (EmptyFile.FD < 0 || (address & (PAGE - 1)) != 0 || !Posix.mapOver(address, pages, EmptyFile.FD)) {
+            unmap.run();
+            return;
+        }
+        synchronized (ReleasedRanges.class) {
+            RESERVED.addLast(new Range(address, pages, unmap));
+            reservedBytes += pages;
+            while (RESERVED.size() > MAX_RANGES || reservedBytes > MAX_BYTES) {
+                final Range oldest = RESERVED.removeFirst();
+                reservedBytes -= oldest.length;
+                freeQuietly(oldest);
+            }
+        }
+    }
+
+    /** @return whether unmapped ranges are kept reserved in this process */
+    static boolean reserving() {
+        return EmptyFile.FD >= 0;
+    }
+
+    /** @return how many ranges are reserved now */
+    static synchronized int reservedRanges() {
+        return RESERVED.size();
+    }
+
+    private static void freeQuietly(Range r) {
+        try {
+            r.unmap.run();
+        } catch (RuntimeException e) {
+            // the range stays mapped to the empty file: harmless, and the caller's release has nothing to undo
+            Log.get().warn("could not free the released address range {} (+{} bytes): {}",
+                Long.toHexString(r.address), r.length, e.toString());
+        }
+    }
+
+    /** The process's one empty memory file that released ranges are mapped to. */
+    private static final class EmptyFile {
+        private static final int MFD_CLOEXEC = 1;
+        private static final int MFD_ALLOW_SEALING = 2;
+        private static final int F_ADD_SEALS = 1033;
+        private static final int F_SEAL_SEAL = 1;
+        private static final int F_SEAL_SHRINK = 2;
+        private static final int F_SEAL_GROW = 4;
+
+        /** The memory file's descriptor, or -1 when there is none. */
+        static final int FD = create();
+
+        private EmptyFile() {
+        }
+
+        private static native int memfd_create(String name, int flags) throws LastErrorException;
+
+        private static native int fcntl(int fd, int command, int argument) throws LastErrorException;
+
+        private static int create() {
+            if (!Posix.available() || !Platform.isLinux()) {
+                return -1;
+            }
+            try {
+                Native.register(EmptyFile.class, Platform.C_LIBRARY_NAME);
+                final int fd = memfd_create("sharray-released", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+                sealEmpty(fd);
+                return fd;
+            } catch (LastErrorException | UnsatisfiedLinkError e) {
+                return -1;
+            }
+        }
+
+        /** Seals the file at size 0 for good, so no one can grow it and turn faults into reads of real pages. */
+        private static void sealEmpty(int fd) {
+            try {
+                fcntl(fd, F_ADD_SEALS, F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
+            } catch (LastErrorException e) {
+                // a kernel without seals: only this user could grow the file, through /proc/<pid>/fd
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.sharray;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** A released array's address range stays reserved and faulting: see {@link ReleasedRanges}. */
+class ReleasedRangesTest {
+    private static final String EMPTY_FILE = "/memfd:sharray-released";
+
+    @ParameterizedTest
+    @EnumSource(Backing.class)
+    void aThreadStillUsingAHandleThatAnotherThreadReleasesGetsAnErrorAndTheJvmLives(Backing backing) throws Exception {
+        // before: the AGRONA child ended with SIGSEGV in its first rounds (hs_err: a read in SharedArray.sum)
+        final int rounds = 200;
+        try (ChildJvm child = ChildJvm.start(ReleaseRacer.class, List.of("-XX:TieredStopAtLevel=4"),
+            backing.name(), Integer.toString(rounds))) {
+            final String summary = child.readLine();
+            assertEquals(0, child.finish(), summary);
+            final Matcher m = Pattern.compile("rounds (\\d+) released-seen (\\d+) faulted (\\d+)").matcher(summary);
+            assertTrue(m.matches(), summary);
+            assertEquals(rounds, Integer.parseInt(m.group(2)) + Integer.parseInt(m.group(3)), summary);
+            // the race was really run: some accesses began before the release and met the released range
+            assertTrue(Integer.parseInt(m.group(3)) > 0, "no round faulted, so none raced: " + summary);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backing.class)
+    void aReleasedRangeHoldsNeitherTheFileNorItsAddressesForTheNextArrays(Backing backing) throws Exception {
+        assertTrue(ReleasedRanges.reserving(), "this Linux has memfd_create");
+        final SharedArray a = SharedArray.builder(DType.FLOAT64, 1 << 17).backing(backing).create();
+        final long start = a.address() - a.offset();
+        final long end = start + Files.size(a.path());
+        final Path file = a.path();
+        a.release();
+
+        assertFalse(Files.exists(file));
+        final String maps = Files.readString(Path.of("/proc/self/maps"));
+        assertFalse(maps.contains(file.toString()), "the data file is mapped no more");
+        assertFalse(openDescriptorTargets().contains(file.toString() + " (deleted)"),
+            "no descriptor keeps the deleted file's memory");
+        assertTrue(mappingAt(maps, start).endsWith(EMPTY_FILE + " (deleted)"), mappingAt(maps, start));
+
+        // before: the kernel gave the same addresses to the next mapping of the same size
+        final List<SharedArray> next = new ArrayList<>();
+        try {
+            for (int i = 0; i < 8; i++) {
+                final SharedArray b = SharedArray.builder(DType.FLOAT64, 1 << 17).backing(backing).create();
+                next.add(b);
+                final long bStart = b.address() - b.offset();
+                assertTrue(bStart >= end || bStart + Files.size(b.path()) <= start, "array " + i + " reuses the range");
+            }
+        } finally {
+            next.forEach(SharedArray::release);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backing.class)
+    void theOldestRangeIsFreedOnceMaxRangesLaterOnesAreReserved(Backing backing) throws Exception {
+        final SharedArray first = SharedArray.builder(DType.FLOAT64, 512).backing(backing).create();
+        final long start = first.address() - first.offset();
+        first.release();
+        assertTrue(mappingAt(Files.readString(Path.of("/proc/self/maps")), start).endsWith(EMPTY_FILE + " (deleted)"));
+
+        // each release reserves two ranges: the data file's and the refcount file's
+        for (int i = 0; i < ReleasedRanges.MAX_RANGES / 2; i++) {
+            SharedArray.create(DType.FLOAT64, 512).release();
+        }
+        assertEquals(ReleasedRanges.MAX_RANGES, ReleasedRanges.reservedRanges());
+        final String maps = Files.readString(Path.of("/proc/self/maps"));
+        // before: Chronicle (MAPPED_FILE) kept its own reservation of the mapping, which then stayed until a GC
+        assertFalse(mappingAt(maps, start).endsWith(EMPTY_FILE + " (deleted)"), "the oldest range was freed");
+        final long reserved = maps.lines().filter(l -> l.endsWith(EMPTY_FILE + " (deleted)")).count();
+        assertTrue(reserved <= ReleasedRanges.MAX_RANGES, reserved + " reserved map entries");
+    }
+
+    /** @return the /proc/self/maps line of the mapping that contains {@code address}, or "" */
+    private static String mappingAt(String maps, long address) {
+        for (String line : maps.split("\n")) {
+            final int dash = line.indexOf('-');
+            final int space = line.indexOf(' ');
+            final long from = Long.parseUnsignedLong(line.substring(0, dash), 16);
+            final long to = Long.parseUnsignedLong(line.substring(dash + 1, space), 16);
+            if (Long.compareUnsigned(address, from) >= 0 && Long.compareUnsigned(address, to) < 0) {
+                return line;
+            }
+        }
+        return "";
+    }
+
+    private static List<String> openDescriptorTargets() throws Exception {
+        final List<String> targets = new ArrayList<>();
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                try {
+                    targets.add(Files.readSymbolicLink(fd).toString());
+                } catch (java.io.IOException e) {
+                    // the listing's own descriptor, closed meanwhile
+                }
+            }
+        }
+        return targets;
+    }
+}
