@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
-import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 import net.openhft.chronicle.core.io.ReferenceOwner;
 
 /**
@@ -72,8 +71,8 @@ final class ChronicleMapping implements Mapping, ReferenceOwner {
             // the mapping, and a deleted file's memory, stayed in the process after the last release
             store.release(file);
         }
-        // Chronicle unmaps on its background releaser thread: wait, so the range is free when this returns
-        BackgroundResourceReleaser.releasePendingResources();
+        // Chronicle unmaps on its background releaser thread, soon after: not waited for, as waiting costs at
+        // least a millisecond, and the range holds only the empty file or, unreserved, no longer-used pages
     }
 
     private void closeFileQuietly() {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -78,6 +79,7 @@ class ReleasedRangesTest {
             SharedArray.create(DType.FLOAT64, 512).release();
         }
         assertEquals(ReleasedRanges.MAX_RANGES, ReleasedRanges.reservedRanges());
+        BackgroundResourceReleaser.releasePendingResources(); // Chronicle unmaps on its own thread
         final String maps = Files.readString(Path.of("/proc/self/maps"));
         // before: Chronicle (MAPPED_FILE) kept its own reservation of the mapping, which then stayed until a GC
         assertFalse(mappingAt(maps, start).endsWith(EMPTY_FILE + " (deleted)"), "the oldest range was freed");
