@@ -18,7 +18,8 @@ import java.util.ArrayDeque;
  * HotSpot turns into an {@link InternalError} ("a fault occurred in an unsafe memory access operation") for
  * memory reached through {@code Unsafe}, as all of this library's accesses are. The address range itself (one
  * kernel map entry, no memory) stays reserved, so no later mapping can take it, until {@link #MAX_RANGES}
- * later ranges or {@link #MAX_BYTES} of them push it out; then the mapping's own unmap frees it.
+ * later ranges or {@link #MAX_BYTES} of them (less under {@code ulimit -v}) push it out; then the mapping's
+ * own unmap frees it.
  *
  * <p>Where the memory file cannot be made (no JNA, not Linux, a kernel before 3.17) every unmap is
  * immediate, as before.
@@ -29,6 +30,11 @@ final class ReleasedRanges {
     /** Address space kept reserved before the oldest range is freed (x86-64 user space is 128 TiB). */
     static final long MAX_BYTES = 256L << 30;
     private static final long PAGE = 4096;
+    /**
+     * {@link #MAX_BYTES}, or an eighth of this process's address-space limit ({@code ulimit -v}) when that is
+     * lower: reserved ranges count against the limit, and must not make the next array's mapping fail.
+     */
+    private static final long BYTE_BUDGET = Math.min(MAX_BYTES, addressSpaceLimit() / 8);
 
     private static final ArrayDeque<Range> RESERVED = new ArrayDeque<>();
     private static long reservedBytes;
@@ -53,7 +59,7 @@ final class ReleasedRanges {
         synchronized (ReleasedRanges.class) {
             RESERVED.addLast(new Range(address, pages, unmap));
             reservedBytes += pages;
-            while (RESERVED.size() > MAX_RANGES || reservedBytes > MAX_BYTES) {
+            while (RESERVED.size() > MAX_RANGES || reservedBytes > BYTE_BUDGET) {
                 final Range oldest = RESERVED.removeFirst();
                 reservedBytes -= oldest.length;
                 freeQuietly(oldest);
@@ -69,6 +75,26 @@ final class ReleasedRanges {
     /** @return how many ranges are reserved now */
     static synchronized int reservedRanges() {
         return RESERVED.size();
+    }
+
+    /** @return how many bytes of address space are reserved now */
+    static synchronized long reservedBytes() {
+        return reservedBytes;
+    }
+
+    /** @return the soft limit on this process's address space in bytes, {@link Long#MAX_VALUE} when none */
+    private static long addressSpaceLimit() {
+        try (java.io.BufferedReader limits = java.nio.file.Files.newBufferedReader(java.nio.file.Path.of("/proc/self/limits"))) {
+            for (String line = limits.readLine(); line != null; line = limits.readLine()) {
+                if (line.startsWith("Max address space")) {
+                    final String soft = line.substring("Max address space".length()).trim().split("\\s+")[0];
+                    return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux, or an unexpected format: no limit known
+        }
+        return Long.MAX_VALUE;
     }
 
     private static void freeQuietly(Range r) {

@@ -87,6 +87,20 @@ class ReleasedRangesTest {
         assertTrue(reserved <= ReleasedRanges.MAX_RANGES, reserved + " reserved map entries");
     }
 
+    @org.junit.jupiter.api.Test
+    void underAnAddressSpaceLimitReservedRangesNeverMakeTheNextArrayFail() throws Exception {
+        // 6 GiB of address space, 64 arrays of 128 MiB released one after another: 8 GiB in all
+        final long limit = 6L << 30;
+        try (ChildJvm child = ChildJvm.start(AddressLimitChild.class, List.of(), Long.toString(limit),
+            Long.toString(128L << 20), "64")) {
+            final String summary = child.readLine();
+            assertEquals(0, child.finish(), summary);
+            final Matcher m = Pattern.compile("released (\\d+) bytes, reserved (\\d+) of limit (\\d+)").matcher(summary);
+            assertTrue(m.matches(), summary);
+            assertTrue(Long.parseLong(m.group(2)) <= limit / 8, summary);
+        }
+    }
+
     /** @return the /proc/self/maps line of the mapping that contains {@code address}, or "" */
     private static String mappingAt(String maps, long address) {
         for (String line : maps.split("\n")) {
