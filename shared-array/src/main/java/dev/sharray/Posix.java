@@ -107,7 +107,8 @@ final class Posix {
      * {@code fd} from offset 0 ({@code MAP_FIXED}).
      *
      * @param length a whole number of pages
-     * @return whether the range is mapped to {@code fd} now; when false it is unchanged
+     * @return whether the range is mapped to {@code fd} now; when false the caller unmaps it as it would have
+     *         (a failed {@code MAP_FIXED} may already have removed part of the old mapping)
      */
     static boolean mapOver(long address, long length, int fd) {
         try {
