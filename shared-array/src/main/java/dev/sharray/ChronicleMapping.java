@@ -60,6 +60,7 @@ final class ChronicleMapping implements Mapping, ReferenceOwner {
     @Override
     public void unmap() {
         closeFileQuietly(); // the open descriptor would keep a deleted file's memory until the range is freed
+        // the store's capacity is what Chronicle mapped and will unmap: the range to reserve
         ReleasedRanges.unmap(address, store.realCapacity(), this::releaseChronicle);
     }
 

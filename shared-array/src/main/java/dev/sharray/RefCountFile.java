@@ -2,12 +2,10 @@ package dev.sharray;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -41,13 +39,13 @@ final class RefCountFile {
     private static final long DELETING_TIMEOUT_NANOS = 2_000_000_000L;
 
     private final Path path;
-    private final MappedByteBuffer mapped;
+    private final Mapping mapping;
     private final UnsafeBuffer buffer;
 
-    private RefCountFile(Path path, MappedByteBuffer mapped) {
+    private RefCountFile(Path path, Mapping mapping) {
         this.path = path;
-        this.mapped = mapped;
-        this.buffer = new UnsafeBuffer(mapped);
+        this.mapping = mapping;
+        this.buffer = new UnsafeBuffer(mapping.address(), FILE_SIZE);
     }
 
     /** Creates the file (0600, already existing as an empty file) with the caller holding one reference. */
@@ -58,8 +56,7 @@ final class RefCountFile {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the reference file " + path, e);
         }
-        RefCountFile f = new RefCountFile(path, IoUtil.mapExistingFile(path.toFile(), FileChannel.MapMode.READ_WRITE,
-            "sharray-refs", 0, FILE_SIZE));
+        RefCountFile f = new RefCountFile(path, AgronaMapping.map(path, FILE_SIZE));
         f.buffer.putInt(4, VERSION);
         f.buffer.putInt(12, SLOTS);
         f.buffer.putLong(SLOTS_OFFSET + 8, ProcessIdentity.START);
@@ -72,13 +69,13 @@ final class RefCountFile {
 
     /** Maps an existing reference file, validating its header. */
     static RefCountFile open(Path path) {
-        MappedByteBuffer mapped;
+        Mapping mapped;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             long size = ch.size();
             if (size != FILE_SIZE) {
                 throw new InvalidDescriptorException("refcount", path + " has " + size + " bytes, expected " + FILE_SIZE);
             }
-            mapped = ch.map(FileChannel.MapMode.READ_WRITE, 0, FILE_SIZE);
+            mapped = AgronaMapping.map(ch, path, FILE_SIZE);
         } catch (java.nio.file.NoSuchFileException e) {
             throw new IllegalStateException("the array was released: its reference file " + path + " is gone", e);
         } catch (IOException e) {
@@ -331,6 +328,6 @@ final class RefCountFile {
     }
 
     void unmap() {
-        ReleasedRanges.unmap(buffer.addressOffset(), FILE_SIZE, () -> IoUtil.unmap(mapped));
+        mapping.unmap();
     }
 }
