@@ -51,6 +51,24 @@ final class Reaper {
         return new ReapReport(folders, arrays, totals[0], totals[1]);
     }
 
+    /**
+     * As {@link #reap()}, limited to the folders of the process {@code pid}: what a supervisor runs once a child
+     * process it started has ended (the child cannot clean up after a crash or a kill, and the next process's
+     * first-use pass may be hours away). Nothing happens while that process is alive.
+     */
+    static ReapReport reapProcess(long pid) {
+        List<Path> folders = new ArrayList<>();
+        List<Path> arrays = new ArrayList<>();
+        long[] totals = new long[2];
+        TempFolders.forEachUserFolderEntry(folder -> {
+            final long[] owner = TempFolders.parseOwner(folder.getFileName().toString());
+            if (owner != null && owner[0] == pid) {
+                reapFolder(folder, folders, arrays, totals);
+            }
+        });
+        return new ReapReport(folders, arrays, totals[0], totals[1]);
+    }
+
     private static void reapFolder(Path folder, List<Path> folders, List<Path> arrays, long[] totals) {
         String name = folder.getFileName().toString();
         if (name.startsWith(DELETING_PREFIX)) {

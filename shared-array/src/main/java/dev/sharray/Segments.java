@@ -226,7 +226,9 @@ final class Segments {
             return;
         }
         s.refs.reclaimDeadUnlessHeld();
-        deleteIfUnreferenced(s.refs, s.dataPath);
+        if (deleteIfUnreferenced(s.refs, s.dataPath) >= 0) {
+            removeFolderIfOwnerEnded(s.dataPath.getParent());
+        }
         if (!retire) {
             s.refs.unmap();
             return;
@@ -309,6 +311,24 @@ final class Segments {
             refs.markDeleted();
         }
         return bytes;
+    }
+
+    /**
+     * After deleting an array: when its folder belongs to a process that has ended (a crashed worker's array its
+     * parent held on to), removes the folder if that left it empty, as the reaper would later. An owner's own
+     * folder is never touched here: its owner is alive.
+     */
+    private static void removeFolderIfOwnerEnded(Path folder) {
+        final long[] owner = folder == null || folder.getFileName() == null ? null
+            : TempFolders.parseOwner(folder.getFileName().toString());
+        if (owner == null || ProcessIdentity.isAlive(owner[0], owner[1])) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(folder);
+        } catch (IOException e) {
+            // not empty (another array of that process is still held), or a reaper claimed it first
+        }
     }
 
     static synchronized List<Segment> snapshot() {

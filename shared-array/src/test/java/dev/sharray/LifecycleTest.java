@@ -182,6 +182,47 @@ class LifecycleTest {
     }
 
     @Test
+    void reapProcessFreesOnlyThatEndedProcessesFilesAndItsFolderGoesWithTheLastHeldArray(
+            @org.junit.jupiter.api.io.TempDir Path root) throws Exception {
+        // a root no other sharray process on this machine knows of, so no other reaper pass frees what this test
+        // expects to stay; this process knows it through an array of its own there
+        final List<String> inRoot = List.of("-Dsharray.tempFolder=" + root);
+        try (SharedArray ours = SharedArray.builder(DType.INT8, 1).folder(root).create();
+             ChildJvm doomed = ChildJvm.start(ArrayAgent.class, inRoot);
+             ChildJvm bystander = ChildJvm.start(ArrayAgent.class, inRoot)) {
+            final long doomedPid = Long.parseLong(doomed.expect("ready "));
+            bystander.expect("ready ");
+            doomed.send("create FLOAT64 1000");
+            final Path unheld = Descriptor.fromBytes(HexFormat.of().parseHex(doomed.expect("desc "))).path();
+            doomed.send("create INT64 10");
+            final Descriptor d = Descriptor.fromBytes(HexFormat.of().parseHex(doomed.expect("desc ")));
+            bystander.send("create FLOAT64 1000");
+            final Path bystanders = Descriptor.fromBytes(HexFormat.of().parseHex(bystander.expect("desc "))).path();
+            final Path folder = unheld.getParent();
+            assertTrue(folder.startsWith(root) && bystanders.startsWith(root), folder + ", " + bystanders);
+            try (SharedArray held = SharedArray.open(d)) {
+                assertTrue(SharedArrays.reapProcess(doomedPid).isEmpty(), "nothing of a live process is touched");
+                assertTrue(Files.exists(unheld));
+
+                doomed.kill9();
+                bystander.kill9();
+                final ReapReport r = SharedArrays.reapProcess(doomedPid);
+                assertEquals(List.of(unheld), r.arraysDeleted(), r.toString());
+                assertFalse(Files.exists(unheld));
+                assertTrue(Files.exists(d.path()), "we still hold it");
+                assertTrue(Files.isDirectory(folder), "so its folder stays");
+                assertTrue(Files.exists(bystanders), "another ended process's files are not this call's business");
+                held.setLong(5, 3);
+                assertEquals(5, held.getLong(3));
+            }
+            assertFalse(Files.exists(d.path()), "our release was the last one");
+            assertFalse(Files.exists(folder), "and it removed the ended owner's emptied folder, without a reaper pass");
+            SharedArrays.reap();
+            assertFalse(Files.exists(bystanders.getParent()));
+        }
+    }
+
+    @Test
     void foldersAre0700AndFiles0600() throws Exception {
         try (SharedArray a = SharedArray.create(DType.UINT8, 10)) {
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(a.path().getParent())));

@@ -1124,6 +1124,7 @@ public final class ProcessPool implements AutoCloseable {
             pumpLock.unlock();
         }
         w.unmap();
+        reapEnded(w);
         if (state.get() == CLOSED) {
             cancelPending();
         }
@@ -1149,6 +1150,19 @@ public final class ProcessPool implements AutoCloseable {
         final int s = state.get();
         if (s == RUNNING || (s == CLOSING && inFlight.get() > 0)) {
             replace();
+        }
+    }
+
+    /**
+     * A worker process has ended: frees the arrays it created that no live process holds, and its folder. Its
+     * exit hook does that on a normal exit; after a crash, a kill or a timeout nothing else would before the next
+     * sharray process's first-use pass, possibly hours later.
+     */
+    private void reapEnded(Worker w) {
+        try {
+            SharedArrays.reapProcess(w.pid);
+        } catch (RuntimeException | InternalError e) { // InternalError: a refcount file truncated under its mapping
+            config.err.println("[" + name + "] could not free what worker " + w.id + " (pid " + w.pid + ") left: " + e);
         }
     }
 
@@ -1325,6 +1339,7 @@ public final class ProcessPool implements AutoCloseable {
                 w.process.destroyForcibly();
                 w.awaitExit();
                 starter.exited(w);
+                reapEnded(w); // killed, or stopped but held to its grace: what it created may be left
             }
             pumpLock.lock();
             try {
