@@ -3,9 +3,12 @@ package dev.sharray;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -186,8 +189,25 @@ final class TempFolders {
             // through a symlink or ".." must not make the creator's handle and a reopened one two mappings
             return folder.toRealPath();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the sharray folder under " + root + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot create the sharray folder under " + root + ": " + reason(e), e);
         }
+    }
+
+    /** @return why a file operation failed, in words: most file-system exceptions' message is the path alone */
+    private static String reason(IOException e) {
+        if (!(e instanceof FileSystemException)) {
+            return e.getMessage();
+        }
+        final String file = ((FileSystemException) e).getFile();
+        if (e instanceof FileAlreadyExistsException) {
+            return file + " exists and is not a directory";
+        } else if (e instanceof NoSuchFileException) {
+            return file + " cannot be created there (no such file or directory)";
+        } else if (e instanceof AccessDeniedException) {
+            return "permission denied on " + file;
+        }
+        final String why = ((FileSystemException) e).getReason();
+        return why == null ? e.getMessage() : file + ": " + why;
     }
 
     /**

@@ -82,6 +82,19 @@ class TempFoldersTest {
         assertEquals(List.of(), list(elsewhere), "nothing was created through the link");
     }
 
+    @Test
+    void aRootThatCannotHoldFoldersIsRefusedWithTheReasonNotThePathAgain() throws Exception {
+        Path file = Files.createFile(temp.resolve("a-file"));
+        UncheckedIOException e = assertThrows(UncheckedIOException.class,
+            () -> SharedArray.builder(DType.FLOAT64, 4).folder(file).create());
+        // before: "cannot create the sharray folder under <file>: <file>"
+        assertTrue(e.getMessage().endsWith(": " + file + " exists and is not a directory"), e.getMessage());
+        e = assertThrows(UncheckedIOException.class, () -> SharedArray.builder(DType.FLOAT64, 4).folder(Path.of("/proc")).create());
+        assertTrue(e.getMessage().endsWith(": /proc/" + TempFolders.userFolderName()
+            + " cannot be created there (no such file or directory)"), e.getMessage());
+        assertTrue(Files.isRegularFile(file), "the file is left as it was");
+    }
+
     /** A root holding this user's sharray-&lt;user&gt; folder; giving it to another uid later needs root. */
     private Path userFolderUnder(String rootName) throws Exception {
         assertEquals(0, myUid(), "giving a folder to another uid needs root (CI runs as root, as the disk-full tests do)");
