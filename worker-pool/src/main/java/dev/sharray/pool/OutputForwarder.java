@@ -20,6 +20,7 @@ final class OutputForwarder {
     private static final int TAIL = 20;
 
     private final ArrayDeque<String> tail = new ArrayDeque<>(TAIL);
+    private final JvmFatalError fatalError = new JvmFatalError();
     private final Thread thread;
 
     /**
@@ -37,6 +38,7 @@ final class OutputForwarder {
                     if (line.equals(INCUBATOR_WARNING)) {
                         continue;
                     }
+                    fatalError.accept(line);
                     synchronized (tail) {
                         if (tail.size() == TAIL) {
                             tail.removeFirst();
@@ -58,6 +60,11 @@ final class OutputForwarder {
         synchronized (tail) {
             return new ArrayList<>(tail);
         }
+    }
+
+    /** @return the fatal error banner the worker's JVM printed on this stream, if it did */
+    JvmFatalError fatalError() {
+        return fatalError;
     }
 
     /**

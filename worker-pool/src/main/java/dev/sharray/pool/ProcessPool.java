@@ -1132,7 +1132,8 @@ public final class ProcessPool implements AutoCloseable {
         starter.exited(w);
         if (lost != null) {
             w.stderr.awaitEnd(1000);
-            lost.error = new WorkerCrashedException(w.id, w.pid, w.exitCode(), w.stderr.tail());
+            w.stdout.awaitEnd(1000); // a JVM prints its fatal error banner there
+            lost.error = crashOf(w);
             pumpLock.lock();
             try {
                 pushDone(lost); // after the answers read above: completed in arrival order
@@ -1151,6 +1152,15 @@ public final class ProcessPool implements AutoCloseable {
         if (s == RUNNING || (s == CLOSING && inFlight.get() > 0)) {
             replace();
         }
+    }
+
+    /** @return the failure of the task a dead worker was running, with what its JVM said if it aborted */
+    private static WorkerCrashedException crashOf(Worker w) {
+        JvmFatalError fatal = w.stdout.fatalError();
+        if (fatal.summary() == null) {
+            fatal = w.stderr.fatalError(); // -XX:+DisplayVMOutputToStderr
+        }
+        return new WorkerCrashedException(w.id, w.pid, w.exitCode(), w.stderr.tail(), fatal.summary(), fatal.reportFile());
     }
 
     /**

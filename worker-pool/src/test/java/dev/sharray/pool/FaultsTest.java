@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -115,6 +116,30 @@ class FaultsTest {
             }, 2, Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS));
         }
         assertNoChildren();
+    }
+
+    @Test
+    void aWorkerWhoseJvmAbortsOnAFatalErrorFailsItsTaskWithThatErrorAndItsReportFile(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        // the report goes to this test's folder, not the working directory; no core file whatever the ulimit
+        try (ProcessPool pool = ProcessPool.builder().workers(1)
+                .jvmOptions("-XX:ErrorFile=" + dir + "/hs_err_%p.log", "-XX:-CreateCoredumpOnCrash").build()) {
+            final long pid = pool.workerPids().get(0);
+            final ExecutionException e = assertThrows(ExecutionException.class, () -> pool.submit((Integer x) -> {
+                org.agrona.UnsafeApi.putLong(null, 16L, 1L); // a write to address 16: SIGSEGV, and the JVM aborts
+                return x;
+            }, 1).get(60, TimeUnit.SECONDS));
+            final WorkerCrashedException crash = assertInstanceOf(WorkerCrashedException.class, e.getCause());
+            // before: "worker 1 (pid …) died: exit code 1; no stderr output" (killed by signal 6 (SIGABRT) when it
+            // dumps core), the cause only on the console
+            assertTrue(crash.jvmFatalError().orElse("").startsWith("SIGSEGV (0xb) at pc="), crash.getMessage());
+            final Path report = dir.resolve("hs_err_" + pid + ".log");
+            assertEquals(Optional.of(report), crash.errorReport(), crash.getMessage());
+            assertTrue(Files.isRegularFile(report));
+            assertTrue(crash.getMessage().contains(": exit code 1 after a JVM fatal error: SIGSEGV (0xb) at pc="), crash.getMessage());
+            assertTrue(crash.getMessage().contains("(error report " + report + ")"), crash.getMessage());
+            assertEquals(3, pool.submit((Integer x) -> x + 1, 2).get(60, TimeUnit.SECONDS), "the pool goes on");
+        }
     }
 
     @Test
