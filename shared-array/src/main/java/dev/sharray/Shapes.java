@@ -13,6 +13,16 @@ final class Shapes {
         return n;
     }
 
+    /** True when some dimension is 0 (unlike {@code size(shape) == 0}, which a wrapped product could fake). */
+    static boolean isEmpty(long[] shape) {
+        for (long s : shape) {
+            if (s == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Rejects negative dimensions and shapes whose byte size overflows a long. */
     static void checkShape(long[] shape, DType dtype) {
         if (shape.length > Descriptor.MAX_NDIM) {

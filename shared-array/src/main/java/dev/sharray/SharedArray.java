@@ -340,7 +340,10 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         return segment.dataPath;
     }
 
-    /** @return byte offset of the first element of this view in the file */
+    /**
+     * @return byte offset of the first element of this view in the file; an empty view, which has none, keeps the
+     *     offset of the view it was made from (always inside the data, so its descriptor reopens)
+     */
     public long offset() {
         return offset;
     }
@@ -569,6 +572,14 @@ public final class SharedArray extends NdArray implements AutoCloseable {
 
     private SharedArray view(long[] newShape, long[] newStrides, long newOffset) {
         checkAccessible();
+        if (newOffset != offset && Shapes.isEmpty(newShape)) {
+            // An empty view touches no byte, but its offset still crosses in its descriptor, and open() wants it
+            // inside the data: select or slice along another axis of an array with a zero-length axis could
+            // move it past the end (shape (0, 5), select(1, 4): 32 bytes past an empty data block), and the
+            // view's own descriptor did not reopen. This handle's offset is always inside (or at the end of) the
+            // data, so the empty view keeps it, as slice() already did for an axis sliced to nothing.
+            newOffset = offset;
+        }
         if (!Segments.tryAddRef(segment)) { // this handle was released by another thread since the check
             throw new IllegalStateException("the array " + segment.dataPath.getFileName() + " was released");
         }

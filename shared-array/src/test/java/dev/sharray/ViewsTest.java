@@ -267,4 +267,36 @@ class ViewsTest {
             assertEquals(1, SharedArrays.localReferences(a), "no view was left behind");
         }
     }
+
+    @Test
+    void emptyViewsOfArraysWithAZeroLengthAxisReopenFromTheirDescriptors() {
+        // before: select or slice along another axis moved the offset past the (empty) data, and open() refused the
+        // view's own descriptor: "offset: the view covers bytes [160, 160) but the data of ... is [128, 128)"
+        try (SharedArray rows = SharedArray.create(DType.FLOAT64, 0, 5);
+             SharedArray cols = SharedArray.create(DType.INT16, 2, 0);
+             SharedArray flat = SharedArray.create(DType.INT32, 0);
+             SharedArray reshaped = flat.reshape(0, 5)) {
+            List<SharedArray> views = new ArrayList<>();
+            try {
+                views.add(rows.select(1, 4));
+                views.add(rows.slice(1, 2, 4, 1));
+                views.add(rows.slice(1, 4, 0, -2));
+                views.add(cols.select(0, 1));
+                views.add(cols.slice(0, 1, 2, 1));
+                views.add(reshaped.select(1, 4));
+                SharedArray transposed = reshaped.transpose();
+                views.add(transposed);
+                views.add(transposed.slice(0, 3, 5, 1));
+                for (SharedArray v : views) {
+                    assertEquals(0, v.size());
+                    try (SharedArray reopened = SharedArray.open(Descriptor.fromBytes(v.descriptor().toBytes()))) {
+                        assertArrayEquals(v.shape(), reopened.shape(), v.toString());
+                        assertEquals(0, reopened.toDoubleArray().length);
+                    }
+                }
+            } finally {
+                views.forEach(SharedArray::release);
+            }
+        }
+    }
 }
