@@ -516,6 +516,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      *
      * @param newShape the new dimensions
      * @return the reshaped view; release it when done
+     * @throws IllegalArgumentException when the shape has another number of elements, or is one a
+     *     {@link Descriptor} cannot carry (more than {@value Descriptor#MAX_NDIM} dimensions, or an empty shape
+     *     such as {@code (2^62, 0)} whose byte size, multiplied out before its 0, overflows a long)
      */
     public SharedArray reshape(long... newShape) {
         checkAccessible();
@@ -556,6 +559,17 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         if (known != size()) {
             throw new IllegalArgumentException("cannot reshape " + Shapes.tuple(shape) + " (" + size() + " elements) into "
                 + Shapes.tuple(newShape));
+        }
+        if (known == 0) {
+            // the view must cross as a descriptor, whose check multiplies the byte size out in axis order: an empty
+            // (2^62, 0) of FLOAT64 overflows before its 0 and its descriptor() threw. A non-empty target has this
+            // view's size, which fits, so only an empty one needs the check.
+            try {
+                Shapes.checkShape(target, dtype);
+            } catch (InvalidDescriptorException e) {
+                throw new IllegalArgumentException("cannot reshape " + Shapes.tuple(shape) + " into "
+                    + Shapes.tuple(newShape) + ": " + e.getMessage(), e);
+            }
         }
         return view(target, Shapes.cStrides(target, dtype.byteSize()), offset);
     }

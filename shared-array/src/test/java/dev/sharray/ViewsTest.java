@@ -299,4 +299,21 @@ class ViewsTest {
             }
         }
     }
+
+    @Test
+    void emptyReshapesADescriptorCannotCarryAreRefused() {
+        try (SharedArray empty = SharedArray.create(DType.FLOAT64, 0)) {
+            // before: the view came back and its descriptor() threw "shape: (4611686018427387904, 0) of FLOAT64
+            // overflows 2^63 bytes"
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> empty.reshape(1L << 62, 0));
+            assertTrue(e.getMessage().contains("cannot reshape (0,) into (4611686018427387904, 0)"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> empty.reshape(3, 1L << 61, 0));
+            assertEquals(1, SharedArrays.localReferences(empty), "no view was left behind");
+            try (SharedArray fine = empty.reshape(0, 1L << 62)) { // the descriptor's order: 0 first, nothing overflows
+                try (SharedArray reopened = SharedArray.open(fine.descriptor())) {
+                    assertArrayEquals(new long[] {0, 1L << 62}, reopened.shape());
+                }
+            }
+        }
+    }
 }
