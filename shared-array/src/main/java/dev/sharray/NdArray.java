@@ -529,6 +529,7 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
 
     /** @return the arithmetic mean (NaN for an empty array) */
     public double mean() {
+        checkAccessible(); // before the empty case, which reads nothing but must not answer for a released handle
         long n = size();
         return n == 0 ? Double.NaN : sum() / n;
     }

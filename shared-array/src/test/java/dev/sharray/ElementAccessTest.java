@@ -92,6 +92,17 @@ class ElementAccessTest {
     }
 
     @Test
+    void reductionsOfAReleasedEmptyArrayThrowToo() {
+        SharedArray empty = SharedArray.create(DType.FLOAT64, 0);
+        empty.release();
+        // before: mean() returned NaN for the released handle (an empty array skipped the check)
+        for (Runnable r : new Runnable[] {empty::mean, empty::sum, empty::min, empty::max, empty::toDoubleArray}) {
+            IllegalStateException ise = assertThrows(IllegalStateException.class, r::run);
+            assertTrue(ise.getMessage().contains("released"), ise.getMessage());
+        }
+    }
+
+    @Test
     void negativeAndOverflowingShapesAreRejectedBeforeAnyFileExists() throws Exception {
         Path folder = SharedArrays.processFolder();
         long before = countFiles(folder);
