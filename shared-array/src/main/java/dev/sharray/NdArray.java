@@ -368,10 +368,11 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
      * Copies this view into {@code dst} in row-major order, without allocating (every dtype but INT64).
      *
      * @param dst exactly {@link #size()} elements
+     * @throws IllegalArgumentException naming the destination's length and the array's size when they differ
      */
     public void copyTo(double[] dst) {
         Conversions.checkRead(dtype, double.class);
-        checkLength(dst.length);
+        checkLength(dst.length, "destination");
         int[] i = {0};
         forEachLocation(loc -> dst[i[0]++] = valueAsDouble(loc));
     }
@@ -383,7 +384,7 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
      */
     public void copyFrom(double[] src) {
         Conversions.checkWrite(dtype, double.class);
-        checkLength(src.length);
+        checkLength(src.length, "source");
         int[] i = {0};
         forEachLocation(loc -> writeDouble(loc, src[i[0]++]));
     }
@@ -391,7 +392,7 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     /** @param src exactly {@link #size()} values, row-major */
     public void copyFrom(float[] src) {
         Conversions.checkWrite(dtype, float.class);
-        checkLength(src.length);
+        checkLength(src.length, "source");
         int[] i = {0};
         forEachLocation(loc -> storeDouble(loc, src[i[0]++]));
     }
@@ -399,7 +400,7 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     /** @param src exactly {@link #size()} values, row-major */
     public void copyFrom(long[] src) {
         Conversions.checkWrite(dtype, long.class);
-        checkLength(src.length);
+        checkLength(src.length, "source");
         int[] i = {0};
         forEachLocation(loc -> writeLong(loc, src[i[0]++]));
     }
@@ -407,7 +408,7 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     /** @param src exactly {@link #size()} values, row-major */
     public void copyFrom(int[] src) {
         Conversions.checkWrite(dtype, int.class);
-        checkLength(src.length);
+        checkLength(src.length, "source");
         int[] i = {0};
         forEachLocation(loc -> storeLong(loc, src[i[0]++]));
     }
@@ -415,7 +416,7 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     /** @param src exactly {@link #size()} values, row-major */
     public void copyFrom(short[] src) {
         Conversions.checkWrite(dtype, short.class);
-        checkLength(src.length);
+        checkLength(src.length, "source");
         int[] i = {0};
         forEachLocation(loc -> storeLong(loc, src[i[0]++]));
     }
@@ -423,7 +424,7 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     /** @param src exactly {@link #size()} values, row-major (raw bits for UINT8) */
     public void copyFrom(byte[] src) {
         Conversions.checkWrite(dtype, byte.class);
-        checkLength(src.length);
+        checkLength(src.length, "source");
         int[] i = {0};
         if (dtype == DType.INT8 || dtype == DType.UINT8) {
             forEachLocation(loc -> writeByte(loc, src[i[0]++]));
@@ -654,10 +655,11 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
         return (int) n;
     }
 
-    final void checkLength(int length) {
+    /** @param role what the Java array is to the copy ("source" or "destination"), for the message */
+    final void checkLength(int length, String role) {
         checkAccessible();
         if (length != size()) {
-            throw new IllegalArgumentException("source has " + length + " elements, the array " + Shapes.tuple(shape)
+            throw new IllegalArgumentException(role + " has " + length + " elements, the array " + Shapes.tuple(shape)
                 + " has " + size());
         }
     }

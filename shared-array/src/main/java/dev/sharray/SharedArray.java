@@ -868,7 +868,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     @Override
     public void copyTo(double[] dst) {
         if (dense(DType.FLOAT64)) {
-            checkLength(dst.length);
+            checkLength(dst.length, "destination");
             copyOut(dst);
         } else {
             super.copyTo(dst);
@@ -933,7 +933,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         if (!dense(type)) {
             return false;
         }
-        checkLength(length);
+        checkLength(length, "source");
         checkAccessible();
         if (byteSize() >= ParallelChunks.MIN_BYTES) {
             // a big copy writes every page: populate them in one call per chunk, not a fault per page during

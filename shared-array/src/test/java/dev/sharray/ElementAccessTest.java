@@ -92,6 +92,19 @@ class ElementAccessTest {
     }
 
     @Test
+    void aCopyToOfTheWrongLengthNamesTheDestination() {
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, 3, 4); SharedArray t = a.transpose()) {
+            // before: "source has 11 elements, ..." for the array copied into
+            for (NdArray target : new NdArray[] {a, t, HeapArray.zeros(DType.FLOAT64, 3, 4), HeapArray.zeros(DType.INT16, 12)}) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> target.copyTo(new double[11]));
+                assertTrue(e.getMessage().startsWith("destination has 11 elements"), e.getMessage());
+            }
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.copyFrom(new double[13]));
+            assertTrue(e.getMessage().startsWith("source has 13 elements"), e.getMessage());
+        }
+    }
+
+    @Test
     void reductionsOfAReleasedEmptyArrayThrowToo() {
         SharedArray empty = SharedArray.create(DType.FLOAT64, 0);
         empty.release();
