@@ -23,7 +23,12 @@ final class Shapes {
         return false;
     }
 
-    /** Rejects negative dimensions and shapes whose byte size overflows a long. */
+    /**
+     * Rejects negative dimensions and shapes whose byte size, counting only the non-zero dimensions (NumPy's
+     * rule), overflows a long. Zeros are skipped rather than multiplied in: a 0 that came first used to hide an
+     * overflow of the dimensions after it, so {@code (0, 2^61)} of FLOAT64 passed while its transpose
+     * {@code (2^61, 0)} did not, and views of a legal array could fail to describe themselves.
+     */
     static void checkShape(long[] shape, DType dtype) {
         if (shape.length > Descriptor.MAX_NDIM) {
             throw new InvalidDescriptorException("ndim", shape.length + " exceeds " + Descriptor.MAX_NDIM);
@@ -32,6 +37,9 @@ final class Shapes {
         for (int i = 0; i < shape.length; i++) {
             if (shape[i] < 0) {
                 throw new InvalidDescriptorException("shape", "dimension " + i + " is negative: " + tuple(shape));
+            }
+            if (shape[i] == 0) {
+                continue;
             }
             try {
                 n = Math.multiplyExact(n, shape[i]);

@@ -518,7 +518,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      * @return the reshaped view; release it when done
      * @throws IllegalArgumentException when the shape has another number of elements, or is one a
      *     {@link Descriptor} cannot carry (more than {@value Descriptor#MAX_NDIM} dimensions, or an empty shape
-     *     such as {@code (2^62, 0)} whose byte size, multiplied out before its 0, overflows a long)
+     *     such as {@code (2^62, 0)} whose non-zero dimensions' byte size overflows a long)
      */
     public SharedArray reshape(long... newShape) {
         checkAccessible();
@@ -561,9 +561,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                 + Shapes.tuple(newShape));
         }
         if (known == 0) {
-            // the view must cross as a descriptor, whose check multiplies the byte size out in axis order: an empty
-            // (2^62, 0) of FLOAT64 overflows before its 0 and its descriptor() threw. A non-empty target has this
-            // view's size, which fits, so only an empty one needs the check.
+            // the view must cross as a descriptor, whose check multiplies out the byte size of the non-zero
+            // dimensions: an empty (2^62, 0) of FLOAT64 overflows there, and its descriptor() threw. A non-empty
+            // target has this view's size, which fits, so only an empty one needs the check.
             try {
                 Shapes.checkShape(target, dtype);
             } catch (InvalidDescriptorException e) {

@@ -129,6 +129,35 @@ class ElementAccessTest {
     }
 
     @Test
+    void shapesAreCheckedTheSameInEveryAxisOrder() throws Exception {
+        // before: (0, 2^61) of FLOAT64 was created, its leading 0 hiding that 8 * 2^61 overflows, while its transpose
+        // (2^61, 0) failed the same check: the view's descriptor() threw, and with leak detection on (which describes
+        // each tracked handle) transpose() itself threw InvalidDescriptorException
+        Path folder = SharedArrays.processFolder();
+        long before = countFiles(folder);
+        for (long[] shape : new long[][] {{0, 1L << 61}, {1L << 61, 0}, {3, 0, 1L << 61}, {0, 1L << 40, 1L << 40}}) {
+            InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class,
+                () -> SharedArray.create(DType.FLOAT64, shape));
+            assertTrue(e.getMessage().contains("overflows 2^63 bytes"), e.getMessage());
+            assertThrows(InvalidDescriptorException.class, () -> HeapArray.zeros(DType.FLOAT64, shape));
+        }
+        assertEquals(before, countFiles(folder));
+        // a legal empty array: every order of its axes describes itself and reopens, every handle tracked
+        LeakDetection detection = SharedArrays.leakDetection();
+        SharedArrays.setLeakDetection(LeakDetection.PARANOID);
+        try (SharedArray a = SharedArray.create(DType.INT8, 0, 1L << 31, 1L << 31)) {
+            for (int[] axes : new int[][] {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}) {
+                try (SharedArray v = a.permute(axes); SharedArray reopened = SharedArray.open(v.descriptor())) {
+                    assertArrayEquals(v.shape(), reopened.shape());
+                    assertTrue(v.prefault());
+                }
+            }
+        } finally {
+            SharedArrays.setLeakDetection(detection);
+        }
+    }
+
+    @Test
     void arithmeticResultsAreHeapArraysAndCreateNoFiles() throws Exception {
         Path folder = SharedArrays.processFolder();
         try (SharedArray a = SharedArray.copyOf(new double[] {1, 2, 3, 4});

@@ -309,9 +309,10 @@ class ViewsTest {
             assertTrue(e.getMessage().contains("cannot reshape (0,) into (4611686018427387904, 0)"), e.getMessage());
             assertThrows(IllegalArgumentException.class, () -> empty.reshape(3, 1L << 61, 0));
             assertEquals(1, SharedArrays.localReferences(empty), "no view was left behind");
-            try (SharedArray fine = empty.reshape(0, 1L << 62)) { // the descriptor's order: 0 first, nothing overflows
+            assertThrows(IllegalArgumentException.class, () -> empty.reshape(0, 1L << 62)); // in any order
+            try (SharedArray fine = empty.reshape(1L << 59, 0)) { // 2^62 bytes if it were not empty: fits
                 try (SharedArray reopened = SharedArray.open(fine.descriptor())) {
-                    assertArrayEquals(new long[] {0, 1L << 62}, reopened.shape());
+                    assertArrayEquals(new long[] {1L << 59, 0}, reopened.shape());
                 }
             }
         }
