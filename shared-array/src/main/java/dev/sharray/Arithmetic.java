@@ -20,8 +20,9 @@ final class Arithmetic {
         a.checkAccessible();
         boolean integral = s == Math.rint(s) && Math.abs(s) < 0x1p53;
         if (!a.dtype.isFloating() && op != Op.DIVIDE && integral) {
-            long[] v = a.valuesAsLongs();
             long k = (long) s;
+            checkScalarFits(a.dtype, k);
+            long[] v = a.valuesAsLongs();
             for (int i = 0; i < v.length; i++) {
                 v[i] = apply(op, v[i], k);
             }
@@ -33,6 +34,40 @@ final class Arithmetic {
             v[i] = apply(op, v[i], s);
         }
         return HeapArray.fromDoubles(out, v, a.shape);
+    }
+
+    /**
+     * An integer scalar is applied in the array's dtype, so one that dtype cannot hold would be wrapped before it is
+     * used (uint8 - (-1) silently became + 255): refused, as NumPy 2 refuses it (NEP 50). Checked once per call,
+     * not per element.
+     */
+    private static void checkScalarFits(DType dtype, long k) {
+        final long min;
+        final long max;
+        switch (dtype) {
+            case INT8:
+                min = Byte.MIN_VALUE;
+                max = Byte.MAX_VALUE;
+                break;
+            case UINT8:
+                min = 0;
+                max = 255;
+                break;
+            case INT16:
+                min = Short.MIN_VALUE;
+                max = Short.MAX_VALUE;
+                break;
+            case INT32:
+                min = Integer.MIN_VALUE;
+                max = Integer.MAX_VALUE;
+                break;
+            default:
+                return; // INT64 holds every whole number below 2^53
+        }
+        if (k < min || k > max) {
+            throw new IllegalArgumentException("scalar " + k + " is out of range for a " + dtype + " array (" + min + ".."
+                + max + "): the result would wrap around; use an array of a wider dtype");
+        }
     }
 
     static HeapArray elementWise(NdArray a, NdArray b, Op op) {

@@ -436,8 +436,13 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     // ---- arithmetic: results are plain heap arrays ----
 
     /**
+     * An integer array with a whole-number scalar (below 2^53) keeps its dtype, wrapping as NumPy does for a
+     * Python int; any other scalar gives FLOAT32 for a FLOAT32 array and FLOAT64 otherwise.
+     *
      * @param scalar value added to every element
      * @return a new heap array
+     * @throws IllegalArgumentException when the array has an integer dtype and the scalar is a whole number that
+     *     dtype cannot hold (NumPy 2 refuses it too: {@code OverflowError})
      */
     public HeapArray add(double scalar) {
         return Arithmetic.scalar(this, scalar, Arithmetic.Op.ADD);
@@ -452,8 +457,13 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     }
 
     /**
+     * An integer array with a whole-number scalar (below 2^53) keeps its dtype, wrapping as NumPy does for a
+     * Python int; any other scalar gives FLOAT32 for a FLOAT32 array and FLOAT64 otherwise.
+     *
      * @param scalar value subtracted from every element
      * @return a new heap array
+     * @throws IllegalArgumentException when the array has an integer dtype and the scalar is a whole number that
+     *     dtype cannot hold (NumPy 2 refuses it too: {@code OverflowError})
      */
     public HeapArray subtract(double scalar) {
         return Arithmetic.scalar(this, scalar, Arithmetic.Op.SUBTRACT);
@@ -468,8 +478,13 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     }
 
     /**
+     * An integer array with a whole-number scalar (below 2^53) keeps its dtype, wrapping as NumPy does for a
+     * Python int; any other scalar gives FLOAT32 for a FLOAT32 array and FLOAT64 otherwise.
+     *
      * @param scalar factor
      * @return a new heap array
+     * @throws IllegalArgumentException when the array has an integer dtype and the scalar is a whole number that
+     *     dtype cannot hold (NumPy 2 refuses it too: {@code OverflowError})
      */
     public HeapArray multiply(double scalar) {
         return Arithmetic.scalar(this, scalar, Arithmetic.Op.MULTIPLY);

@@ -105,6 +105,29 @@ class ElementAccessTest {
     }
 
     @Test
+    void wholeScalarsOutsideAnIntegerDtypeAreRefusedNotWrapped() {
+        HeapArray u8 = HeapArray.ofBytes(DType.UINT8, new byte[] {0, 1, (byte) 200});
+        // before: add(-1) gave UINT8 [255, 0, 199] (-1 wrapped to 255 before it was added) and add(300) [44, 45, 244];
+        // NumPy 2 raises OverflowError for both
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> u8.add(-1));
+        assertTrue(e.getMessage().contains("scalar -1 is out of range for a UINT8 array (0..255)"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> u8.add(300));
+        assertThrows(IllegalArgumentException.class, () -> u8.multiply(256));
+        assertThrows(IllegalArgumentException.class, () -> HeapArray.of(new byte[] {1}).subtract(128));
+        assertThrows(IllegalArgumentException.class, () -> HeapArray.of(new short[] {1}).add(40000));
+        assertThrows(IllegalArgumentException.class, () -> HeapArray.of(new int[] {1}).multiply(1L << 31));
+        try (SharedArray shared = SharedArray.copyOf(new byte[] {1, 2})) {
+            assertThrows(IllegalArgumentException.class, () -> shared.add(200));
+        }
+        // in range, not whole, or a division: as before (the array's own arithmetic wraps, as NumPy's does)
+        assertArrayEquals(new long[] {255, 0, 199}, u8.subtract(1).toLongArray());
+        assertArrayEquals(new long[] {255, 0, 199}, u8.add(255).toLongArray());
+        assertEquals(DType.FLOAT64, u8.add(-1.5).dtype());
+        assertArrayEquals(new double[] {-0.0, -1, -200}, u8.divide(-1).toDoubleArray());
+        assertArrayEquals(new long[] {(1L << 52) + 1}, HeapArray.of(new long[] {1}).add(1L << 52).toLongArray());
+    }
+
+    @Test
     void reductionsOfAReleasedEmptyArrayThrowToo() {
         SharedArray empty = SharedArray.create(DType.FLOAT64, 0);
         empty.release();
