@@ -1037,9 +1037,13 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             byte[] header = NpyHeader.encode(dtype, shape);
             // A page multiple: Chronicle maps whole pages and would grow the file itself; NumPy ignores the tail.
             long fileLength;
+            // the data file and its refcount file: the largest page multiple plus the refcount file used to wrap to
+            // Long.MIN_VALUE, pass the space check below and create both files before the file system refused them
+            long needed;
             try {
                 fileLength = Math.addExact(Math.addExact(header.length,
                     Math.multiplyExact(Shapes.size(shape), (long) dtype.byteSize())), PAGE - 1) / PAGE * PAGE;
+                needed = Math.addExact(fileLength, RefCountFile.FILE_SIZE);
             } catch (ArithmeticException e) {
                 throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " of " + dtype
                     + " needs more than 2^63 bytes", e);
@@ -1050,10 +1054,10 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                 throw new IllegalArgumentException("the AGRONA backing maps at most 2 GiB; this array needs "
                     + fileLength + " bytes: use Backing.MAPPED_FILE");
             }
-            Path dir = TempFolders.ownerFolder(TempFolders.selectRoot(folder, fileLength + RefCountFile.FILE_SIZE));
+            Path dir = TempFolders.ownerFolder(TempFolders.selectRoot(folder, needed));
             long free = TempFolders.usableSpace(dir);
-            if (free < fileLength + RefCountFile.FILE_SIZE) {
-                throw new InsufficientSpaceException(dir, fileLength + RefCountFile.FILE_SIZE, free);
+            if (free < needed) {
+                throw new InsufficientSpaceException(dir, needed, free);
             }
             String base = "a" + SEQUENCE.incrementAndGet() + "-" + TempFolders.randomHex();
             Path data = dir.resolve(base + ".npy");

@@ -101,7 +101,8 @@ final class TempFolders {
         if (configured != null) {
             return configured;
         }
-        if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM) && usableSpace(DEV_SHM) >= bytes + SHM_HEADROOM) {
+        // free - headroom, not bytes + headroom: that sum wraps negative for a size near 2^63
+        if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM) && usableSpace(DEV_SHM) - SHM_HEADROOM >= bytes) {
             return DEV_SHM;
         }
         return Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();

@@ -152,6 +152,19 @@ class ElementAccessTest {
     }
 
     @Test
+    void aSizeWhoseFilesWouldPass2To63IsRefusedBeforeAnyFileExists() throws Exception {
+        Path folder = SharedArrays.processFolder();
+        long before = countFiles(folder);
+        // the data file rounds up to 2^63 - 4096 bytes; with the 4096-byte refcount file that is 2^63.
+        // before: the sum wrapped to Long.MIN_VALUE and passed the free-space check, both files were created (and
+        // deleted again) and the file system's refusal came back as InsufficientSpaceException
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> SharedArray.create(DType.INT8, Long.MAX_VALUE - 4096 - 128));
+        assertTrue(e.getMessage().contains("needs more than 2^63 bytes"), e.getMessage());
+        assertEquals(before, countFiles(folder));
+    }
+
+    @Test
     void shapesAreCheckedTheSameInEveryAxisOrder() throws Exception {
         // before: (0, 2^61) of FLOAT64 was created, its leading 0 hiding that 8 * 2^61 overflows, while its transpose
         // (2^61, 0) failed the same check: the view's descriptor() threw, and with leak detection on (which describes
