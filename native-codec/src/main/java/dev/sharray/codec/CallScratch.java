@@ -16,6 +16,8 @@ final class CallScratch {
     /** Each direct buffer shard's address, as {@link Checks#buffers} read it. */
     final long[] shardAddr = new long[ErasureCodec.MAX_SHARDS];
     final boolean[] writable = new boolean[ErasureCodec.MAX_SHARDS];
+    /** The call's copy of the caller's present flags (see {@link Checks#present}). */
+    final boolean[] present = new boolean[ErasureCodec.MAX_SHARDS];
     final PatternKey probe = new PatternKey();
     /** The arenas of the call's direct buffers, held while C works on them. */
     final BufferSessions sessions = new BufferSessions();

@@ -38,10 +38,13 @@ final class Checks {
         }
     }
 
-    /** Present shards non-null with one length; missing ones null or of that length. */
-    int heapReconstruct(byte[][] shards, boolean[] present) {
+    /**
+     * Present shards non-null with one length; missing ones null or of that length. {@code present} is the
+     * caller's array: it is checked and copied into {@code copy} (see {@link #present}), and only the copy is read.
+     */
+    int heapReconstruct(byte[][] shards, boolean[] present, boolean[] copy) {
         count(shards);
-        present(present);
+        present = present(present, copy);
         int len = -1;
         for (int i = 0; i < n; i++) {
             if (present[i]) {
@@ -162,23 +165,33 @@ final class Checks {
         return shape[1];
     }
 
-    /** The present flags: right length, and at least k set. */
-    void present(boolean[] present) {
+    /**
+     * The present flags: right length, and at least k set. They are copied once, first, into {@code copy} (this
+     * thread's scratch, at least n long; its entries from n on are cleared) and the count is taken on the copy:
+     * the call then uses only the copy, so another thread changing the caller's array during the call cannot
+     * make the decode plan (nor the plan cached under the pattern's key) disagree with what was checked.
+     *
+     * @return {@code copy}
+     */
+    boolean[] present(boolean[] present, boolean[] copy) {
         if (present == null) {
             throw new NullPointerException("present must not be null");
         }
         if (present.length != n) {
             throw new IllegalArgumentException("present has length " + present.length + ", expected " + n);
         }
+        System.arraycopy(present, 0, copy, 0, n);
+        Arrays.fill(copy, n, copy.length, false);
         int count = 0;
-        for (boolean p : present) {
-            if (p) {
+        for (int i = 0; i < n; i++) {
+            if (copy[i]) {
                 count++;
             }
         }
         if (count < k) {
             throw new TooFewShardsException(count, k);
         }
+        return copy;
     }
 
     void dataIndex(int dataIndex) {

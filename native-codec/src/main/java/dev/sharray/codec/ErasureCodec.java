@@ -218,7 +218,8 @@ public final class ErasureCodec {
     /**
      * Rebuilds every missing shard, data and parity, from any k present ones. A missing entry may be
      * {@code null} (a new array is stored into {@code shards}) or an array of the shard length, which
-     * is overwritten. Present shards are only read; {@code present} is not modified.
+     * is overwritten. Present shards are only read; {@code present} is copied once, when the call starts
+     * (a change another thread makes to it during the call has no effect), and is not modified.
      *
      * @param shards  k + m entries
      * @param present which entries hold valid data; at least k must be true
@@ -282,8 +283,9 @@ public final class ErasureCodec {
         System.arraycopy(newData, 0, shards[dataIndex], 0, len);
     }
 
-    private void reconstructHeap(byte[][] shards, boolean[] present, boolean dataOnly) {
-        int len = checks.heapReconstruct(shards, present);
+    private void reconstructHeap(byte[][] shards, boolean[] callerPresent, boolean dataOnly) {
+        final boolean[] present = CallScratch.get().present; // the one copy the checks, the plan and the writes use
+        int len = checks.heapReconstruct(shards, callerPresent, present);
         boolean[] written = CallScratch.get().writable;
         for (int i = 0; i < n; i++) {
             written[i] = !present[i] && (!dataOnly || i < k); // data-only never writes missing parity
@@ -432,11 +434,10 @@ public final class ErasureCodec {
         Reference.reachabilityFence(newData);
     }
 
-    private void reconstructBuffers(ByteBuffer[] shards, boolean[] present, boolean dataOnly) {
+    private void reconstructBuffers(ByteBuffer[] shards, boolean[] callerPresent, boolean dataOnly) {
         shards = snapshot(shards);
-        present = present == null ? null : present.clone(); // the plan and the writable flags from one copy
-        checks.present(present);
         CallScratch c = CallScratch.get();
+        final boolean[] present = checks.present(callerPresent, c.present); // the plan and the writable flags from one copy
         for (int i = 0; i < n; i++) {
             c.writable[i] = !present[i] && (!dataOnly || i < k); // data-only never writes missing parity
         }
@@ -599,9 +600,9 @@ public final class ErasureCodec {
         }
     }
 
-    private void reconstructStripe(SharedArray stripe, boolean[] present, boolean dataOnly) {
+    private void reconstructStripe(SharedArray stripe, boolean[] callerPresent, boolean dataOnly) {
         long len = checks.stripe(stripe);
-        checks.present(present);
+        final boolean[] present = checks.present(callerPresent, CallScratch.get().present); // read once, see Checks
         DecodePlan plan = plan(present);
         int count = dataOnly ? plan.missingData : plan.missing.length;
         if (count == 0) {
@@ -643,7 +644,10 @@ public final class ErasureCodec {
         return maxCachedPlans;
     }
 
-    /** The cached plan for this pattern; a hit allocates nothing. */
+    /**
+     * The cached plan for this pattern; a hit allocates nothing. {@code present} is the call's own copy (never the
+     * caller's array): the key and the plan are both made from it, so a plan is cached under its own pattern.
+     */
     private DecodePlan plan(boolean[] present) {
         PatternKey probe = CallScratch.get().probe.set(present);
         DecodePlan plan = plans.get(probe);

@@ -3,6 +3,8 @@ package dev.sharray.codec;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sharray.DType;
+import dev.sharray.SharedArray;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +14,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -78,5 +82,54 @@ class ConcurrencyTest {
             assertTrue(codec.verify(b), "verify");
         }
         return rounds;
+    }
+
+    /**
+     * Another thread flipping the caller's {@code present} during a reconstruct must not leave a decode plan for
+     * one erasure pattern cached under another's key. The racing calls flip shard 0 between present
+     * ({T,T,T,F}: rebuild shard 3 from 0 and 1) and missing ({F,T,T,F}: rebuild 0 and 3 from 1 and 2). Before,
+     * the key was made from one reading of the array and the plan from a second: with the byte[][] form ~2% of
+     * fresh codecs (433 of 20,000), and with the stripe form ~5% (146 of 3,000), kept the {T,T,T,F} plan under
+     * the {F,T,T,F} key, and every later, correct reconstruct of {F,T,T,F} on that codec silently read the
+     * missing shard 0 as a survivor and left it unrebuilt, with a wrong shard 3. Now the flags are copied once
+     * per call and the checks, the plan and its key all come from the copy.
+     */
+    @Test
+    void presentFlagsChangedByAnotherThreadCannotPoisonThePlanCache() throws Exception {
+        int k = 2;
+        int m = 2;
+        int len = 64;
+        byte[][] original = Codecs.randomStripe(new Random(11), k, m, len);
+        ErasureCodec.create(k, m).encode(original);
+        boolean[] racy = {false, true, true, false};
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread flipper = new Thread(() -> {
+            while (!stop.get()) {
+                racy[0] = !racy[0];
+            }
+        });
+        flipper.setDaemon(true);
+        flipper.start();
+        try (SharedArray stripe = SharedArray.create(DType.UINT8, k + m, len)) {
+            for (int round = 0; round < 12_000; round++) {
+                ErasureCodec codec = ErasureCodec.create(k, m); // a fresh, empty plan cache
+                if (round % 6 == 5) {
+                    codec.reconstruct(stripe, racy);
+                } else {
+                    codec.reconstruct(Codecs.copy(original), racy);
+                }
+                byte[][] lost = Codecs.copy(original);
+                lost[0] = new byte[len];
+                lost[3] = null;
+                codec.reconstruct(lost, new boolean[] {false, true, true, false});
+                for (int i = 0; i < k + m; i++) {
+                    assertArrayEquals(original[i], lost[i], "round " + round + ": shard " + i + " rebuilt by the "
+                        + "plan cached for {F,T,T,F}");
+                }
+            }
+        } finally {
+            stop.set(true);
+            flipper.join();
+        }
     }
 }
