@@ -422,16 +422,18 @@ public final class ErasureCodec {
             cs.srcAddr[0] = cs.shardAddr[dataIndex];
             cs.srcAddr[1] = newAddress;
             engine.dot(columnPairTables[dataIndex], cs.srcAddr, cs.dstAddr, len, true); // one pass: col * (old ^ new)
+            // The data itself, at the addresses the parity patch used, while the buffers are still held: not a put
+            // against the buffers' current limits, which another thread may have cut since the checks (that put
+            // then failed with the parity already patched for the new data, so the stripe no longer decoded), nor
+            // after the release, when their arena may close.
+            RawMemory.copy(newAddress, cs.shardAddr[dataIndex], len);
         } catch (MemoryFaultException e) {
             throw e.locate(cs.shardAddr, n, len); // a fault in newData names no shard
         } finally {
             cs.sessions.releaseAll();
+            Reference.reachabilityFence(shards); // the memory stays allocated and mapped until the copy is done
+            Reference.reachabilityFence(newData);
         }
-        // the data itself, by the same positions as the parity patch (bounds-checked Java, whatever moved since)
-        final int dataPosition = (int) (cs.shardAddr[dataIndex] - Buffers.base(shards[dataIndex]));
-        shards[dataIndex].put(dataPosition, newData, newPosition, (int) len);
-        Reference.reachabilityFence(shards);
-        Reference.reachabilityFence(newData);
     }
 
     private void reconstructBuffers(ByteBuffer[] shards, boolean[] callerPresent, boolean dataOnly) {

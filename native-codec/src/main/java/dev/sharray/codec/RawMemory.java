@@ -34,6 +34,11 @@ final class RawMemory {
         UNSAFE.copyMemory(src, BYTE_BASE + off, null, address, len);
     }
 
+    /** Copies {@code len} bytes between native addresses (ranges that do not overlap). */
+    static void copy(long from, long to, long len) {
+        UNSAFE.copyMemory(from, to, len);
+    }
+
     /** @return the long at a native address (a slot of a pointer array), without allocating */
     static long getLong(long address) {
         return UNSAFE.getLong(address);

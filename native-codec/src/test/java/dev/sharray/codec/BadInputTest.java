@@ -304,4 +304,45 @@ class BadInputTest {
             rs.afterBuffersChecked(null);
         }
     }
+
+    /**
+     * update patches the parity in C, then copies the new data into the data shard. A limit cut by another thread
+     * during the call must not stop that copy half way: the parity would already describe the new data while the
+     * shard still held the old, and a later reconstruct would rebuild wrong bytes. Before, the copy was a
+     * bounds-checked {@code put} against the buffers' current limits, so here update threw
+     * {@code IndexOutOfBoundsException} after patching the parity, leaving the stripe inconsistent (verify false).
+     * Now the data goes to the checked address, while the call still holds the buffers, as the parity does.
+     */
+    @Test
+    void aLimitCutDuringAnUpdateStillReplacesTheCheckedData() {
+        final int len = 4096;
+        for (ErasureCodec rs : Codecs.all(4, 2, Matrix.VANDERMONDE)) {
+            byte[][] expected = Codecs.randomStripe(new Random(7), 4, 2, len);
+            ErasureCodec.create(4, 2).encode(expected);
+            ByteBuffer[] shards = new ByteBuffer[6];
+            for (int i = 0; i < 6; i++) {
+                shards[i] = ByteBuffer.allocateDirect(len).put(0, expected[i]);
+            }
+            byte[] newData = new byte[len];
+            new Random(8).nextBytes(newData);
+            ByteBuffer fresh = ByteBuffer.allocateDirect(len).put(0, newData);
+            rs.afterBuffersChecked(() -> {
+                shards[2].limit(0);
+                fresh.limit(0);
+            });
+            try {
+                rs.update(shards, 2, fresh);
+            } finally {
+                rs.afterBuffersChecked(null);
+            }
+            expected[2] = newData;
+            ErasureCodec.create(4, 2).encode(expected);
+            for (int i = 0; i < 6; i++) {
+                byte[] got = new byte[len];
+                shards[i].clear().get(0, got);
+                assertArrayEquals(expected[i], got, rs + ": shard " + i + " after update");
+            }
+            assertTrue(rs.verify(shards), rs + ": the stripe is consistent");
+        }
+    }
 }
