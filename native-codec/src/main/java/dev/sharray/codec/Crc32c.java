@@ -48,11 +48,15 @@ public final class Crc32c {
      * @param value  the CRC-32C value so far ({@code (int) CRC32C.getValue()}), 0 to start
      * @param buffer the bytes, from its position to its limit
      * @return the CRC-32C value after them
+     * @throws NullPointerException if {@code buffer} is null
      * @throws MemoryFaultException if the buffer's memory faulted (its mapped file was truncated)
      * @throws IllegalStateException if the buffer belongs to a memory segment whose arena is closed (its memory
      *                               is held while the checksum runs: see {@link ErasureCodec})
      */
     public static int update(int value, ByteBuffer buffer) {
+        if (buffer == null) {
+            throw new NullPointerException("buffer must not be null");
+        }
         final int position = buffer.position(); // read once: the native code must see what was checked
         final int length = Math.max(0, buffer.limit() - position);
         if (length == 0) {
@@ -98,11 +102,15 @@ public final class Crc32c {
     /**
      * @param crc1 CRC-32C of the first part
      * @param crc2 CRC-32C of the second part
-     * @param len2 length of the second part in bytes
+     * @param len2 length of the second part in bytes, at least 0 (0: the result is {@code crc1})
      * @return CRC-32C of both parts one after the other
+     * @throws IllegalArgumentException if {@code len2} is negative
      */
     public static int combine(int crc1, int crc2, long len2) {
-        if (len2 <= 0) {
+        if (len2 < 0) {
+            throw new IllegalArgumentException("len2 must not be negative, got " + len2);
+        }
+        if (len2 == 0) {
             return crc1;
         }
         return multiply(xPow8n(len2), crc1) ^ crc2;

@@ -1,6 +1,7 @@
 package dev.sharray.codec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
 import java.util.Random;
@@ -25,6 +26,19 @@ class Crc32cTest {
             assertEquals(crc(data, 0, a + b), Crc32c.combine(crc(data, 0, a), crc(data, a, b), b), a + "+" + b);
         }
         assertEquals(crc(data, 0, 5), Crc32c.combine(crc(data, 0, 5), crc(data, 5, 0), 0));
+    }
+
+    /**
+     * A negative length is no part's length. Before, combine(1, 2, -5) returned 1 (crc1, as for an empty second
+     * part) without a word, and a null buffer failed with the JVM's generic NullPointerException.
+     */
+    @Test
+    void aNegativeLengthOrANullBufferIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Crc32c.combine(1, 2, -5));
+        assertEquals("len2 must not be negative, got -5", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Crc32c.combine(1, 2, Long.MIN_VALUE));
+        NullPointerException npe = assertThrows(NullPointerException.class, () -> Crc32c.update(0, null));
+        assertEquals("buffer must not be null", npe.getMessage());
     }
 
     @Test
