@@ -38,8 +38,9 @@ public final class ErasureCodec {
     /** Bytes of new data staged off-heap per kernel call of {@code update(SharedArray, ...)}: cache-sized. */
     private static final int UPDATE_CHUNK = 64 << 10;
     /**
-     * Bound on the native table memory of cached plans (a plan holds up to k×m coefficients of 40 table
-     * bytes each, twice: ~1.3 MB for RS(128,128)), so a wide code cannot pin gigabytes.
+     * Bound on the table memory of cached plans (a plan holds up to k×m coefficients, twice: for RS(128,128)
+     * ~1.3 MB of native tables, 40 bytes per coefficient, or ~4.3 MB of the JAVA backend's heap tables with
+     * 512-bit vectors), so a wide code cannot pin gigabytes, nor a small heap run out.
      */
     private static final long MAX_CACHED_PLAN_BYTES = 64L << 20;
 
@@ -72,10 +73,13 @@ public final class ErasureCodec {
         this.matrix = matrix;
         this.generator = matrix.generate(k, m);
         this.engine = engine;
-        long planBytes = 2L * k * m * 40;
-        this.maxCachedPlans = (int) Math.max(16, Math.min(MAX_CACHED_PLANS, MAX_CACHED_PLAN_BYTES / planBytes));
         this.checks = new Checks(k, n);
         this.encodeTables = engine.prepare(Arrays.copyOfRange(generator, k, n));
+        // A plan's tables hold at most m x k coefficients, twice (all missing rows, then the data-only ones): twice
+        // the encode tables, counted in this engine's own table bytes (40 per coefficient native, 32 ISA-L, and
+        // 2 x the vector length + 4 on the Java heap, 132 with 512-bit vectors).
+        long planBytes = 2 * encodeTables.bytes();
+        this.maxCachedPlans = (int) Math.max(16, Math.min(MAX_CACHED_PLANS, MAX_CACHED_PLAN_BYTES / planBytes));
         this.columnTables = new Tables[k];
         this.columnPairTables = new Tables[k];
         for (int d = 0; d < k; d++) {
@@ -644,6 +648,12 @@ public final class ErasureCodec {
     /** @return the most decode plans this codec caches */
     int maxCachedPlans() {
         return maxCachedPlans;
+    }
+
+    /** @return the table bytes of the decode plan for this pattern (for tests: what a cached plan pins) */
+    long planTableBytes(boolean[] present) {
+        DecodePlan plan = plan(checks.present(present, CallScratch.get().present));
+        return (plan.all == null ? 0 : plan.all.bytes()) + (plan.dataOnly == null ? 0 : plan.dataOnly.bytes());
     }
 
     /**

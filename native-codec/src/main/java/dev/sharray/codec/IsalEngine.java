@@ -87,5 +87,10 @@ final class IsalEngine extends AddressEngine {
             address = Pointer.nativeValue(memory);
             IsalLib.ec_init_tables(cols, rows, GfMatrix.flatten(coeffs), address);
         }
+
+        @Override
+        long bytes() {
+            return memory.size();
+        }
     }
 }

@@ -55,5 +55,10 @@ final class NativeEngine extends AddressEngine {
             address = com.sun.jna.Pointer.nativeValue(memory);
             NativeLib.sc_init_tables(rows, cols, GfMatrix.flatten(coeffs), address);
         }
+
+        @Override
+        long bytes() {
+            return memory.size();
+        }
     }
 }

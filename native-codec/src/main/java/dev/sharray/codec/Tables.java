@@ -12,4 +12,7 @@ abstract class Tables {
         this.rows = rows;
         this.cols = cols;
     }
+
+    /** @return the bytes its lookup tables take (native memory, or the Java heap for the JAVA backend) */
+    abstract long bytes();
 }

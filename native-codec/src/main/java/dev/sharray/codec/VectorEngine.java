@@ -210,6 +210,11 @@ final class VectorEngine implements Engine {
                 }
             }
         }
+
+        @Override
+        long bytes() {
+            return nibbles.length + (long) Integer.BYTES * coeffs.length;
+        }
     }
 
     /** One thread's heap staging arrays, grown on demand and never shrunk. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -141,6 +142,27 @@ class ReconstructTest {
             assertTrue(codec.cachedPlanCount() <= codec.maxCachedPlans(),
                 codec + ": " + codec.cachedPlanCount() + " plans cached, bound " + codec.maxCachedPlans());
             assertTrue(codec.cachedPlanCount() < patterns, codec + ": the patterns beyond the bound were not cached");
+        }
+    }
+
+    /**
+     * The plan cache's bound keeps the tables of a wide code's cached plans within 64 MiB (or 16 plans, the
+     * floor) on every backend. Before, every backend was counted at the native kernels' 40 table bytes per
+     * coefficient, but the JAVA backend's tables take 2 x its vector length + 4 bytes (132 with 512-bit
+     * vectors), on the Java heap: RS(128,128) cached up to 51 plans of 4.3 MB, 220 MB, and with -Xmx256m a
+     * loop of new erasure patterns ended in OutOfMemoryError within 200 calls.
+     */
+    @Test
+    void thePlanCacheBoundCountsEachBackendsOwnTables() {
+        int k = 128;
+        int m = 128;
+        boolean[] worst = new boolean[k + m]; // m data shards lost: m x k rows for all, again for data only
+        java.util.Arrays.fill(worst, m, k + m, true);
+        for (ErasureCodec codec : Codecs.all(k, m, Matrix.VANDERMONDE)) {
+            long planBytes = codec.planTableBytes(worst);
+            long cached = codec.maxCachedPlans() * planBytes;
+            assertTrue(cached <= Math.max(64L << 20, 16 * planBytes), codec + ": " + codec.maxCachedPlans()
+                + " plans of " + planBytes + " table bytes = " + cached + " bytes");
         }
     }
 
