@@ -296,25 +296,29 @@ public final class ErasureCodec {
         }
         checks.notAliased(shards, written);
         DecodePlan plan = plan(present);
-        int count = dataOnly ? plan.missingData : plan.missing.length;
-        if (count == 0) {
-            return;
-        }
-        CallScratch c = CallScratch.get();
         try {
-            for (int r = 0; r < count; r++) {
-                int i = plan.missing[r];
-                if (shards[i] == null) {
-                    shards[i] = new byte[len];
+            int count = dataOnly ? plan.missingData : plan.missing.length;
+            if (count == 0) {
+                return;
+            }
+            CallScratch c = CallScratch.get();
+            try {
+                for (int r = 0; r < count; r++) {
+                    int i = plan.missing[r];
+                    if (shards[i] == null) {
+                        shards[i] = new byte[len];
+                    }
+                    c.dst[r] = shards[i];
                 }
-                c.dst[r] = shards[i];
+                for (int j = 0; j < k; j++) {
+                    c.src[j] = shards[plan.survivors[j]];
+                }
+                engine.dot(dataOnly ? plan.dataOnly : plan.all, c.src, c.dst, 0, len, false);
+            } finally {
+                c.clear();
             }
-            for (int j = 0; j < k; j++) {
-                c.src[j] = shards[plan.survivors[j]];
-            }
-            engine.dot(dataOnly ? plan.dataOnly : plan.all, c.src, c.dst, 0, len, false);
         } finally {
-            c.clear();
+            done(plan);
         }
     }
 
@@ -449,25 +453,29 @@ public final class ErasureCodec {
         }
         long len = checks.buffers(shards, c.writable, c.shardAddr);
         DecodePlan plan = plan(present);
-        int count = dataOnly ? plan.missingData : plan.missing.length;
-        if (count == 0) {
-            return;
-        }
-        c.sessions.acquireAll(shards);
         try {
-            runHook(afterBuffersChecked);
-            for (int j = 0; j < k; j++) {
-                c.srcAddr[j] = c.shardAddr[plan.survivors[j]];
+            int count = dataOnly ? plan.missingData : plan.missing.length;
+            if (count == 0) {
+                return;
             }
-            for (int r = 0; r < count; r++) {
-                c.dstAddr[r] = c.shardAddr[plan.missing[r]];
+            c.sessions.acquireAll(shards);
+            try {
+                runHook(afterBuffersChecked);
+                for (int j = 0; j < k; j++) {
+                    c.srcAddr[j] = c.shardAddr[plan.survivors[j]];
+                }
+                for (int r = 0; r < count; r++) {
+                    c.dstAddr[r] = c.shardAddr[plan.missing[r]];
+                }
+                engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
+            } catch (MemoryFaultException e) {
+                throw e.locate(c.shardAddr, n, len);
+            } finally {
+                c.sessions.releaseAll();
+                Reference.reachabilityFence(shards);
             }
-            engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
-        } catch (MemoryFaultException e) {
-            throw e.locate(c.shardAddr, n, len);
         } finally {
-            c.sessions.releaseAll();
-            Reference.reachabilityFence(shards);
+            done(plan);
         }
     }
 
@@ -610,25 +618,29 @@ public final class ErasureCodec {
         long len = checks.stripe(stripe);
         final boolean[] present = checks.present(callerPresent, CallScratch.get().present); // read once, see Checks
         DecodePlan plan = plan(present);
-        int count = dataOnly ? plan.missingData : plan.missing.length;
-        if (count == 0) {
-            return;
-        }
-        CallScratch c = CallScratch.get();
-        // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
-        try (SharedArray held = stripe.retain()) {
-            long base = held.address();
-            for (int j = 0; j < k; j++) {
-                c.srcAddr[j] = base + plan.survivors[j] * len;
+        try {
+            int count = dataOnly ? plan.missingData : plan.missing.length;
+            if (count == 0) {
+                return;
             }
-            for (int r = 0; r < count; r++) {
-                c.dstAddr[r] = base + plan.missing[r] * len;
+            CallScratch c = CallScratch.get();
+            // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
+            try (SharedArray held = stripe.retain()) {
+                long base = held.address();
+                for (int j = 0; j < k; j++) {
+                    c.srcAddr[j] = base + plan.survivors[j] * len;
+                }
+                for (int r = 0; r < count; r++) {
+                    c.dstAddr[r] = base + plan.missing[r] * len;
+                }
+                try {
+                    engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
+                } catch (MemoryFaultException e) {
+                    throw e.locateRow(base, n, len);
+                }
             }
-            try {
-                engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
-            } catch (MemoryFaultException e) {
-                throw e.locateRow(base, n, len);
-            }
+        } finally {
+            done(plan);
         }
     }
 
@@ -653,7 +665,22 @@ public final class ErasureCodec {
     /** @return the table bytes of the decode plan for this pattern (for tests: what a cached plan pins) */
     long planTableBytes(boolean[] present) {
         DecodePlan plan = plan(checks.present(present, CallScratch.get().present));
-        return (plan.all == null ? 0 : plan.all.bytes()) + (plan.dataOnly == null ? 0 : plan.dataOnly.bytes());
+        try {
+            return (plan.all == null ? 0 : plan.all.bytes()) + (plan.dataOnly == null ? 0 : plan.dataOnly.bytes());
+        } finally {
+            done(plan);
+        }
+    }
+
+    /**
+     * Ends a call's use of a plan: an uncached plan's tables (native memory for NATIVE and ISAL, up to ~1.3 MB for
+     * RS(128,128)) are freed now. Left to the garbage collector, which the Java heap rarely calls on while only the
+     * native memory grows, a loop over new erasure patterns past the cache's bound held gigabytes.
+     */
+    private static void done(DecodePlan plan) {
+        if (!plan.cached) {
+            plan.free();
+        }
     }
 
     /**
@@ -666,14 +693,15 @@ public final class ErasureCodec {
         if (plan != null) {
             return plan;
         }
-        plan = DecodePlan.create(generator, k, present, engine);
-        if (plans.size() < maxCachedPlans) {
+        plan = DecodePlan.create(generator, k, present, engine, plans.size() < maxCachedPlans);
+        if (plan.cached) {
             DecodePlan raced = plans.putIfAbsent(probe.copy(), plan);
             if (raced != null) {
+                plan.free(); // never published: no other call has it
                 return raced;
             }
         }
-        return plan;
+        return plan; // an uncached one is this call's alone: done(plan) frees it
     }
 
     @Override

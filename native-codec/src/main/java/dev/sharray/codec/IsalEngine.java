@@ -83,7 +83,7 @@ final class IsalEngine extends AddressEngine {
 
         IsalTables(int[][] coeffs) {
             super(coeffs.length, coeffs[0].length);
-            memory = new Memory(32L * rows * cols);
+            memory = Tables.allocateNative(32L * rows * cols);
             address = Pointer.nativeValue(memory);
             IsalLib.ec_init_tables(cols, rows, GfMatrix.flatten(coeffs), address);
         }
@@ -91,6 +91,11 @@ final class IsalEngine extends AddressEngine {
         @Override
         long bytes() {
             return memory.size();
+        }
+
+        @Override
+        void free() {
+            Tables.freeNative(memory);
         }
     }
 }

@@ -51,7 +51,7 @@ final class NativeEngine extends AddressEngine {
 
         NativeTables(int[][] coeffs) {
             super(coeffs.length, coeffs[0].length);
-            memory = new Memory(NativeLib.sc_table_size(rows, cols));
+            memory = Tables.allocateNative(NativeLib.sc_table_size(rows, cols));
             address = com.sun.jna.Pointer.nativeValue(memory);
             NativeLib.sc_init_tables(rows, cols, GfMatrix.flatten(coeffs), address);
         }
@@ -59,6 +59,11 @@ final class NativeEngine extends AddressEngine {
         @Override
         long bytes() {
             return memory.size();
+        }
+
+        @Override
+        void free() {
+            Tables.freeNative(memory);
         }
     }
 }
