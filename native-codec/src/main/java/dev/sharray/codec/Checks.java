@@ -64,8 +64,8 @@ final class Checks {
     }
 
     /**
-     * Every buffer direct with the same non-zero remaining(); {@code writable[i]} ones not read-only; written
-     * ones overlapping no other. Each buffer's position and limit are read once, here, and
+     * Every buffer direct with the same non-zero remaining(); {@code writable[i]} ones not read-only (that they
+     * overlap no other is {@link #writtenDisjoint}'s check). Each buffer's position and limit are read once, here, and
      * {@code addresses[i]} gets the address of that position: the kernels use these and never the buffers'
      * fields again, so another thread moving a position during the call changes which bytes are coded but
      * cannot make C reach outside a buffer.
@@ -93,12 +93,22 @@ final class Checks {
             len = sameLength(i, remaining, len, " bytes remaining");
             addresses[i] = Buffers.base(b) + position;
         }
+        return len;
+    }
+
+    /**
+     * The shards a call writes overlap no other ({@link #disjoint}). Called once the call holds the buffers'
+     * arenas: the address of a buffer whose arena is closed may have been handed out again, to another shard, and
+     * such a buffer must be refused as closed, not as overlapping that shard.
+     *
+     * @param addresses the shards' addresses from {@link #buffers}, each {@code length} bytes long
+     */
+    void writtenDisjoint(boolean[] writable, long[] addresses, long length) {
         for (int w = 0; w < n; w++) {
             if (writable[w]) {
-                disjoint(w, addresses[w], len, addresses, w);
+                disjoint(w, addresses[w], length, addresses, w);
             }
         }
-        return len;
     }
 
     /**

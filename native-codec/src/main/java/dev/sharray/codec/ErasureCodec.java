@@ -335,6 +335,7 @@ public final class ErasureCodec {
         long len = checks.buffers(shards, parityFlags, c.shardAddr);
         c.sessions.acquireAll(shards);
         try {
+            checks.writtenDisjoint(parityFlags, c.shardAddr, len);
             runHook(afterBuffersChecked);
             System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
             System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
@@ -421,10 +422,12 @@ public final class ErasureCodec {
         final int newPosition = newData.position(); // read once, as checks.buffers reads the shards'
         Checks.newDataLength(newData.limit() - newPosition, len);
         final long newAddress = Buffers.base(newData) + newPosition;
-        checks.disjoint(-1, newAddress, len, cs.shardAddr, -1);
         cs.sessions.acquireAll(shards);
         try {
             cs.sessions.acquire(newData, "newData");
+            // overlaps only once the arenas are held: a closed one's address may belong to another buffer by now
+            checks.writtenDisjoint(w, cs.shardAddr, len);
+            checks.disjoint(-1, newAddress, len, cs.shardAddr, -1);
             runHook(afterBuffersChecked);
             System.arraycopy(cs.shardAddr, k, cs.dstAddr, 0, m);
             cs.srcAddr[0] = cs.shardAddr[dataIndex];
@@ -460,6 +463,7 @@ public final class ErasureCodec {
             }
             c.sessions.acquireAll(shards);
             try {
+                checks.writtenDisjoint(c.writable, c.shardAddr, len);
                 runHook(afterBuffersChecked);
                 for (int j = 0; j < k; j++) {
                     c.srcAddr[j] = c.shardAddr[plan.survivors[j]];
