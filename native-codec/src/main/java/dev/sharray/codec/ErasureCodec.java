@@ -5,6 +5,7 @@ import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A systematic Reed-Solomon erasure codec over GF(2^8) (polynomial 0x11D, generator 2) with
@@ -52,13 +53,13 @@ public final class ErasureCodec {
     private final Engine engine;
     private final Checks checks;
     private final Tables encodeTables;
-    /** Per data shard: its generator column over the parity rows, for {@code update} of a stripe. */
-    private final Tables[] columnTables;
     /**
-     * Per data shard: that column twice, so one pass over the parity applies {@code col * old ^ col * new}
-     * from the sources {@code {old, new}}.
+     * Per data shard, made by its first {@code update}: its generator column over the parity rows, twice, so one
+     * pass over the parity applies {@code col * old ^ col * new} from the sources {@code {old, new}}. Made up
+     * front they were twice the encode tables' size (~1.3 MB of native memory for RS(128,128)) in every codec,
+     * most of which never updates.
      */
-    private final Tables[] columnPairTables;
+    private final AtomicReferenceArray<Tables> columnPairTables;
     private final boolean[] parityFlags;
     private final boolean[] readOnlyFlags;
     private final ConcurrentHashMap<PatternKey, DecodePlan> plans = new ConcurrentHashMap<>();
@@ -80,19 +81,7 @@ public final class ErasureCodec {
         // 2 x the vector length + 4 on the Java heap, 132 with 512-bit vectors).
         long planBytes = 2 * encodeTables.bytes();
         this.maxCachedPlans = (int) Math.max(16, Math.min(MAX_CACHED_PLANS, MAX_CACHED_PLAN_BYTES / planBytes));
-        this.columnTables = new Tables[k];
-        this.columnPairTables = new Tables[k];
-        for (int d = 0; d < k; d++) {
-            int[][] column = new int[m][1];
-            int[][] pair = new int[m][2];
-            for (int p = 0; p < m; p++) {
-                column[p][0] = generator[k + p][d];
-                pair[p][0] = generator[k + p][d];
-                pair[p][1] = generator[k + p][d];
-            }
-            columnTables[d] = engine.prepare(column);
-            columnPairTables[d] = engine.prepare(pair);
-        }
+        this.columnPairTables = new AtomicReferenceArray<>(k);
         this.parityFlags = new boolean[n];
         Arrays.fill(parityFlags, k, n, true);
         this.readOnlyFlags = new boolean[n];
@@ -280,7 +269,7 @@ public final class ErasureCodec {
             // parity ^= col * old ^ col * new = col * (old ^ new), in one pass over the parity
             c.src[0] = shards[dataIndex];
             c.src[1] = newData;
-            engine.dot(columnPairTables[dataIndex], c.src, c.dst, 0, len, true);
+            engine.dot(columnPair(dataIndex), c.src, c.dst, 0, len, true);
         } finally {
             c.clear();
         }
@@ -432,7 +421,7 @@ public final class ErasureCodec {
             System.arraycopy(cs.shardAddr, k, cs.dstAddr, 0, m);
             cs.srcAddr[0] = cs.shardAddr[dataIndex];
             cs.srcAddr[1] = newAddress;
-            engine.dot(columnPairTables[dataIndex], cs.srcAddr, cs.dstAddr, len, true); // one pass: col * (old ^ new)
+            engine.dot(columnPair(dataIndex), cs.srcAddr, cs.dstAddr, len, true); // one pass: col * (old ^ new)
             // The data itself, at the addresses the parity patch used, while the buffers are still held: not a put
             // against the buffers' current limits, which another thread may have cut since the checks (that put
             // then failed with the parity already patched for the new data, so the stripe no longer decoded), nor
@@ -603,13 +592,14 @@ public final class ErasureCodec {
             // the two-column table applies col * (old ^ new) to every parity row, then the chunk replaces the
             // old data.
             c.srcAddr[1] = staged;
+            final Tables column = columnPair(dataIndex);
             try {
                 for (long pos = 0, chunk; pos < len; pos += chunk) {
                     chunk = Math.min(UPDATE_CHUNK, len - pos);
                     RawMemory.write(newData, (int) pos, staged, (int) chunk);
                     c.srcAddr[0] = row + pos;
                     rows(c.dstAddr, base + pos, len, k, m);
-                    engine.dot(columnPairTables[dataIndex], c.srcAddr, c.dstAddr, chunk, true);
+                    engine.dot(column, c.srcAddr, c.dstAddr, chunk, true);
                     RawMemory.write(newData, (int) pos, row + pos, (int) chunk);
                 }
             } catch (MemoryFaultException e) {
@@ -685,6 +675,25 @@ public final class ErasureCodec {
         if (!plan.cached) {
             plan.free();
         }
+    }
+
+    /** @return the update tables of data shard {@code d}, made once (a thread that loses the race frees its own) */
+    private Tables columnPair(int d) {
+        final Tables t = columnPairTables.get(d);
+        if (t != null) {
+            return t;
+        }
+        final int[][] pair = new int[m][2];
+        for (int p = 0; p < m; p++) {
+            pair[p][0] = generator[k + p][d];
+            pair[p][1] = generator[k + p][d];
+        }
+        final Tables made = engine.prepare(pair);
+        if (columnPairTables.compareAndSet(d, null, made)) {
+            return made;
+        }
+        made.free();
+        return columnPairTables.get(d);
     }
 
     /**

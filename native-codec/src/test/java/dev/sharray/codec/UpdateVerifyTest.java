@@ -1,6 +1,7 @@
 package dev.sharray.codec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +11,35 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 class UpdateVerifyTest {
+
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = {"NATIVE", "ISAL"})
+    void aCodecMakesUpdateTablesOnlyForTheDataShardsItUpdates(Backend backend) {
+        int k = 128;
+        int m = 128;
+        long before = Tables.NATIVE_BYTES_NOT_FREED.get();
+        ErasureCodec codec = ErasureCodec.builder(k, m).backend(backend).build();
+        long created = Tables.NATIVE_BYTES_NOT_FREED.get() - before;
+        byte[][] s = Codecs.randomStripe(new Random(7), k, m, 64);
+        codec.encode(s);
+        before = Tables.NATIVE_BYTES_NOT_FREED.get();
+        byte[] newData = new byte[64];
+        codec.update(s, 3, newData);
+        long oneColumn = Tables.NATIVE_BYTES_NOT_FREED.get() - before;
+        assertTrue(oneColumn > 0, codec + ": the first update of a shard makes its tables");
+        // before: every codec made them for all k data shards up front (~1.3 MB of RS(128,128)'s ~2.6 MB), and
+        // also a one-column table per shard that nothing used
+        assertTrue(created < k * oneColumn, codec + ": created with " + created + " table bytes, one shard's update tables "
+            + oneColumn);
+        codec.update(s, 3, newData);
+        codec.update(s, 5, newData);
+        assertEquals(before + 2 * oneColumn, Tables.NATIVE_BYTES_NOT_FREED.get(), codec + ": made once per updated shard");
+        byte[][] expected = Codecs.copy(s);
+        codec.encode(expected);
+        for (int i = 0; i < k + m; i++) {
+            assertArrayEquals(expected[i], s[i], codec + " shard " + i);
+        }
+    }
 
     @ParameterizedTest
     @EnumSource(Matrix.class)
