@@ -77,25 +77,10 @@ final class IsalEngine extends AddressEngine {
     }
 
     /** ISA-L's expanded tables: 32 bytes per coefficient. */
-    private static final class IsalTables extends Tables {
-        private final Memory memory;
-        final long address;
-
+    private static final class IsalTables extends NativeMemoryTables {
         IsalTables(int[][] coeffs) {
-            super(coeffs.length, coeffs[0].length);
-            memory = Tables.allocateNative(32L * rows * cols);
-            address = Pointer.nativeValue(memory);
+            super(coeffs.length, coeffs[0].length, 32L * coeffs.length * coeffs[0].length);
             IsalLib.ec_init_tables(cols, rows, GfMatrix.flatten(coeffs), address);
-        }
-
-        @Override
-        long bytes() {
-            return memory.size();
-        }
-
-        @Override
-        void free() {
-            Tables.freeNative(memory);
         }
     }
 }

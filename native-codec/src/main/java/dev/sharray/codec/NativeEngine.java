@@ -1,7 +1,5 @@
 package dev.sharray.codec;
 
-import com.sun.jna.Memory;
-
 /** sharray's own C kernels at one SIMD level. */
 final class NativeEngine extends AddressEngine {
     private final SimdLevel level;
@@ -45,25 +43,10 @@ final class NativeEngine extends AddressEngine {
     }
 
     /** Nibble tables and GFNI bit matrices in native memory (JNA frees it with the codec). */
-    private static final class NativeTables extends Tables {
-        private final Memory memory;
-        final long address;
-
+    private static final class NativeTables extends NativeMemoryTables {
         NativeTables(int[][] coeffs) {
-            super(coeffs.length, coeffs[0].length);
-            memory = Tables.allocateNative(NativeLib.sc_table_size(rows, cols));
-            address = com.sun.jna.Pointer.nativeValue(memory);
+            super(coeffs.length, coeffs[0].length, NativeLib.sc_table_size(coeffs.length, coeffs[0].length));
             NativeLib.sc_init_tables(rows, cols, GfMatrix.flatten(coeffs), address);
-        }
-
-        @Override
-        long bytes() {
-            return memory.size();
-        }
-
-        @Override
-        void free() {
-            Tables.freeNative(memory);
         }
     }
 }
