@@ -187,7 +187,7 @@ class ReconstructTest {
         long before = 0;
         for (int call = 0, beyond = 0; beyond < 20; call++) {
             if (codec.cachedPlanCount() == codec.maxCachedPlans() && before == 0) {
-                before = Tables.NATIVE_BYTES_NOT_FREED.get(); // the cache is full: every new pattern is computed per call
+                before = NativeMemoryTables.BYTES_NOT_FREED.get(); // the cache is full: every new pattern is computed per call
             }
             boolean[] present = randomPresent(rnd, n, 1 + rnd.nextInt(m));
             byte[][] s = Codecs.copy(original);
@@ -206,7 +206,7 @@ class ReconstructTest {
             }
             beyond += before != 0 ? 1 : 0;
         }
-        assertEquals(before, Tables.NATIVE_BYTES_NOT_FREED.get(), codec + ": native table bytes left by 20 uncached plans");
+        assertEquals(before, NativeMemoryTables.BYTES_NOT_FREED.get(), codec + ": native table bytes left by 20 uncached plans");
     }
 
     @ParameterizedTest

@@ -17,15 +17,15 @@ class UpdateVerifyTest {
     void aCodecMakesUpdateTablesOnlyForTheDataShardsItUpdates(Backend backend) {
         int k = 128;
         int m = 128;
-        long before = Tables.NATIVE_BYTES_NOT_FREED.get();
+        long before = NativeMemoryTables.BYTES_NOT_FREED.get();
         ErasureCodec codec = ErasureCodec.builder(k, m).backend(backend).build();
-        long created = Tables.NATIVE_BYTES_NOT_FREED.get() - before;
+        long created = NativeMemoryTables.BYTES_NOT_FREED.get() - before;
         byte[][] s = Codecs.randomStripe(new Random(7), k, m, 64);
         codec.encode(s);
-        before = Tables.NATIVE_BYTES_NOT_FREED.get();
+        before = NativeMemoryTables.BYTES_NOT_FREED.get();
         byte[] newData = new byte[64];
         codec.update(s, 3, newData);
-        long oneColumn = Tables.NATIVE_BYTES_NOT_FREED.get() - before;
+        long oneColumn = NativeMemoryTables.BYTES_NOT_FREED.get() - before;
         assertTrue(oneColumn > 0, codec + ": the first update of a shard makes its tables");
         // before: every codec made them for all k data shards up front (~1.3 MB of RS(128,128)'s ~2.6 MB), and
         // also a one-column table per shard that nothing used
@@ -33,7 +33,7 @@ class UpdateVerifyTest {
             + oneColumn);
         codec.update(s, 3, newData);
         codec.update(s, 5, newData);
-        assertEquals(before + 2 * oneColumn, Tables.NATIVE_BYTES_NOT_FREED.get(), codec + ": made once per updated shard");
+        assertEquals(before + 2 * oneColumn, NativeMemoryTables.BYTES_NOT_FREED.get(), codec + ": made once per updated shard");
         byte[][] expected = Codecs.copy(s);
         codec.encode(expected);
         for (int i = 0; i < k + m; i++) {
