@@ -107,7 +107,11 @@ final class ReleasedRanges {
         }
     }
 
-    /** The process's one empty memory file that released ranges are mapped to. */
+    /**
+     * The process's one empty memory file that released ranges are mapped to. Its two libc calls are bound here,
+     * not in {@link Posix}: JNA binds a class's native methods all at once, and a C library without
+     * {@code memfd_create} (glibc before 2.27) would then take every other {@code Posix} call down with it.
+     */
     private static final class EmptyFile {
         private static final int MFD_CLOEXEC = 1;
         private static final int MFD_ALLOW_SEALING = 2;
