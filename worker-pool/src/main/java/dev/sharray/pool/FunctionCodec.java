@@ -259,11 +259,12 @@ final class FunctionCodec {
     }
 
     /**
-     * Admits: functions ({@code RemoteFunction} implementations), {@code SerializedLambda}, the
-     * {@code EncodedValue} placeholder, {@code Object[]} (a lambda's captured arguments) and, for one check each,
-     * the values the reducers rebuilt from placeholders. Classes that are not {@code Serializable} are admitted
-     * too: they appear only as class references (a lambda's capturing class) and serialization cannot
-     * instantiate them. Everything else, in particular every gadget class, is rejected.
+     * Admits: functions ({@code RemoteFunction} implementations), the {@link EncodedLambda} and
+     * {@code EncodedValue} placeholders, {@code Object[]} (a lambda's captured arguments) and, for one check each,
+     * the values the reducers and {@link EncodedLambda#rebuild} rebuilt from placeholders. Classes that are not
+     * {@code Serializable} are admitted too: they appear only as class references (a {@code Class} a function
+     * holds) and serialization cannot instantiate them. Everything else, in particular every gadget class and
+     * a raw {@code SerializedLambda} (the writer never sends one), is rejected.
      */
     static final class Filter implements ObjectInputFilter {
         private final long maxBytes;
@@ -306,7 +307,7 @@ final class FunctionCodec {
                 if (c == Object[].class) {
                     return Status.ALLOWED;
                 }
-            } else if (c == SerializedLambda.class || c == EncodedValue.class
+            } else if (c == EncodedLambda.class || c == EncodedValue.class
                 || RemoteFunction.class.isAssignableFrom(c) || !Serializable.class.isAssignableFrom(c)) {
                 return Status.ALLOWED;
             }
@@ -339,7 +340,7 @@ final class FunctionCodec {
                 if (lambda == null) {
                     lambda = (SerializedLambda) obj;
                 }
-                return obj;
+                return EncodedLambda.of((SerializedLambda) obj); // its capturing class by name: see there
             }
             replaced++;
             writer.wrap(buffer, 0, sharing);
@@ -452,6 +453,11 @@ final class FunctionCodec {
                 // reducers, not by Java deserialization) for that one check
                 filter.admitResolved(v);
                 return v;
+            }
+            if (obj instanceof EncodedLambda) {
+                final Object lambda = ((EncodedLambda) obj).rebuild(FunctionCodec.class.getClassLoader());
+                filter.admitResolved(lambda); // a lambda its own class rebuilt, not a deserialized object
+                return lambda;
             }
             return obj;
         }
