@@ -52,9 +52,10 @@ final class Reaper {
     }
 
     /**
-     * As {@link #reap()}, limited to the folders of the process {@code pid}: what a supervisor runs once a child
-     * process it started has ended (the child cannot clean up after a crash or a kill, and the next process's
-     * first-use pass may be hours away). Nothing happens while that process is alive.
+     * As {@link #reap()}, limited to the folders of the process {@code pid} and to the deletions it was killed in
+     * the middle of in other folders: what a supervisor runs once a child process it started has ended (the child
+     * cannot clean up after a crash or a kill, and the next process's first-use pass may be hours away). Nothing
+     * happens while that process is alive.
      */
     static ReapReport reapProcess(long pid) {
         List<Path> folders = new ArrayList<>();
@@ -64,9 +65,36 @@ final class Reaper {
             final long[] owner = TempFolders.parseOwner(folder.getFileName().toString());
             if (owner != null && owner[0] == pid) {
                 reapFolder(folder, folders, arrays, totals);
+            } else if (owner != null && Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
+                finishDeletionsOf(pid, folder, arrays, totals);
             }
         });
         return new ReapReport(folders, arrays, totals[0], totals[1]);
+    }
+
+    /** Finishes the deletions of arrays in {@code folder} that the ended process {@code pid} began. */
+    private static void finishDeletionsOf(long pid, Path folder, List<Path> arrays, long[] totals) {
+        try (DirectoryStream<Path> refPaths = Files.newDirectoryStream(folder, "*.ref")) {
+            for (Path refPath : refPaths) {
+                final RefCountFile refs;
+                try {
+                    refs = RefCountFile.open(refPath);
+                } catch (RuntimeException e) {
+                    continue; // being created or deleted right now, or not ours
+                }
+                try {
+                    if (refs.deleterPid() == pid && refs.state() == RefCountFile.DELETING) {
+                        totals[0] += refs.reclaimDead();
+                        final Path data = dataPathOf(refPath);
+                        countDeleted(Segments.finishAbandonedDelete(refs, data), data, arrays, totals);
+                    }
+                } finally {
+                    refs.unmap();
+                }
+            }
+        } catch (IOException e) {
+            // vanished or unreadable: the next full pass sees it
+        }
     }
 
     private static void reapFolder(Path folder, List<Path> folders, List<Path> arrays, long[] totals) {
@@ -120,22 +148,30 @@ final class Reaper {
         }
         try {
             totals[0] += refs.reclaimDead();
+            final Path data = dataPathOf(refPath);
             if (refs.state() != RefCountFile.LIVE) {
-                return false;
+                countDeleted(Segments.finishAbandonedDelete(refs, data), data, arrays, totals);
+                return refs.state() == RefCountFile.LIVE && refs.hasLiveHolder(); // a holder kept it after all
             }
             if (refs.hasLiveHolder()) {
                 return true;
             }
-            String name = refPath.getFileName().toString();
-            Path data = refPath.resolveSibling(name.substring(0, name.length() - 4) + ".npy");
-            long freed = Segments.deleteIfUnreferenced(refs, data);
-            if (freed >= 0) {
-                arrays.add(data);
-                totals[1] += freed;
-            }
+            countDeleted(Segments.deleteIfUnreferenced(refs, data), data, arrays, totals);
             return false;
         } finally {
             refs.unmap();
+        }
+    }
+
+    private static Path dataPathOf(Path refPath) {
+        final String name = refPath.getFileName().toString();
+        return refPath.resolveSibling(name.substring(0, name.length() - 4) + ".npy");
+    }
+
+    private static void countDeleted(long freed, Path data, List<Path> arrays, long[] totals) {
+        if (freed >= 0) {
+            arrays.add(data);
+            totals[1] += freed;
         }
     }
 

@@ -14,6 +14,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <pre>
  *   0  int magic "SREF"   4 int version   8 int state (LIVE, DELETING, DELETED)   12 int slot count
+ *   16 long deleter pid (0 none, -1 being taken over)   24 long deleter start
  *   64 + 32 i: slot i = long owner pid (0 free, -1 being reclaimed), long owner start millis, long count, pad
  * </pre>
  *
@@ -21,7 +22,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * holds. The total is the sum over slots. Deletion is Dekker-style: the deleter CASes LIVE to DELETING and
  * then rereads the counts; an acquirer increments its count and then rereads the state. With both sides
  * using full fences, either the deleter sees the new count (and reverts to LIVE) or the acquirer sees
- * DELETING (and backs out). So the data is deleted exactly once, only when no process holds it.
+ * DELETING (and backs out). So the data is deleted exactly once, only when no process holds it. The deleter
+ * records who it is, so that a deletion whose deleter was killed midway (state DELETING forever) is finished
+ * by the next reaper pass instead of leaving the files for the lifetime of their owner.
  */
 final class RefCountFile {
     static final int FILE_SIZE = 4096;
@@ -32,6 +35,8 @@ final class RefCountFile {
     static final int DELETED = 3;
 
     private static final int STATE_OFFSET = 8;
+    private static final int DELETER_PID_OFFSET = 16;
+    private static final int DELETER_START_OFFSET = 24;
     private static final int SLOTS_OFFSET = 64;
     private static final int SLOT_SIZE = 32;
     static final int SLOTS = (FILE_SIZE - SLOTS_OFFSET) / SLOT_SIZE;
@@ -188,7 +193,7 @@ final class RefCountFile {
                 return true;
             }
             buffer.getAndAddLong(countOffset(slot), -1);
-            if (state == DELETED) {
+            if (state == DELETED || deleterEnded()) {
                 return false;
             }
             // DELETING: the deleter either reverts to LIVE (it saw a holder) or finishes.
@@ -308,7 +313,7 @@ final class RefCountFile {
     }
 
     /**
-     * Moves LIVE to DELETING when no references remain.
+     * Moves LIVE to DELETING when no references remain, and records this process as the deleter.
      *
      * @return true when the caller won and must delete the files, then call {@link #markDeleted()}
      */
@@ -316,11 +321,53 @@ final class RefCountFile {
         if (total() != 0 || !buffer.compareAndSetInt(STATE_OFFSET, LIVE, DELETING)) {
             return false;
         }
+        // start before pid: whoever reads the pid then reads the start that goes with it
+        buffer.putLongVolatile(DELETER_START_OFFSET, ProcessIdentity.START);
+        buffer.putLongVolatile(DELETER_PID_OFFSET, ProcessIdentity.PID);
         if (total() != 0) {
+            buffer.putLongVolatile(DELETER_PID_OFFSET, 0);
             buffer.putIntVolatile(STATE_OFFSET, LIVE); // an acquirer raced in: it keeps the array alive
             return false;
         }
         return true;
+    }
+
+    /**
+     * Takes over a deletion whose deleter ended between DELETING and DELETED (killed while unlinking), and
+     * finishes what it began: it re-reads the total as the deleter would have (a holder that took its reference
+     * just before the deleter's CAS keeps the array LIVE), else the caller deletes. Call it after
+     * {@link #reclaimDead()}. One process takes over: the pid goes through -1, so that no second taker reads
+     * the new pid with the old start time and judges the taker dead.
+     *
+     * @return true when the caller took it over and must delete the files, then call {@link #markDeleted()}
+     */
+    boolean tryTakeOverDelete() {
+        final long pid = buffer.getLongVolatile(DELETER_PID_OFFSET);
+        if (state() != DELETING || !deleterEnded(pid) || !buffer.compareAndSetLong(DELETER_PID_OFFSET, pid, RECLAIMING)) {
+            return false;
+        }
+        buffer.putLongVolatile(DELETER_START_OFFSET, ProcessIdentity.START);
+        buffer.putLongVolatile(DELETER_PID_OFFSET, ProcessIdentity.PID);
+        if (total() != 0) {
+            buffer.putLongVolatile(DELETER_PID_OFFSET, 0);
+            buffer.putIntVolatile(STATE_OFFSET, LIVE);
+            return false;
+        }
+        return true;
+    }
+
+    /** @return the pid of the process that began the deletion (0 when none has, -1 while one takes it over) */
+    long deleterPid() {
+        return buffer.getLongVolatile(DELETER_PID_OFFSET);
+    }
+
+    private boolean deleterEnded() {
+        return deleterEnded(buffer.getLongVolatile(DELETER_PID_OFFSET));
+    }
+
+    /** A deleter that died before recording itself (a few instructions after its CAS) cannot be judged: it stays. */
+    private boolean deleterEnded(long pid) {
+        return pid > 0 && !ProcessIdentity.isAlive(pid, buffer.getLongVolatile(DELETER_START_OFFSET));
     }
 
     void markDeleted() {
