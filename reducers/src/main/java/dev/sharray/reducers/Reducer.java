@@ -21,7 +21,9 @@ public interface Reducer<T> {
 
     /**
      * The type handled. Values of this exact class, and of subclasses or implementations when no
-     * reducer for a more specific type is registered, are written by this reducer.
+     * reducer for a more specific type is registered, are written by this reducer, whatever the order the
+     * reducers were registered in; when reducers for two unrelated types (two interfaces) apply and neither
+     * is more specific, the one registered last is used.
      *
      * @return the handled type
      */

@@ -175,10 +175,9 @@ public final class Reducers {
         if (builtIn != null) {
             return builtIn;
         }
-        for (int i = registered.size() - 1; i >= 0; i--) {
-            if (registered.get(i).type().isAssignableFrom(type)) {
-                return userHandler(registered.get(i));
-            }
+        final Reducer<?> inherited = mostSpecificFor(type);
+        if (inherited != null) {
+            return userHandler(inherited);
         }
         if (type.isEnum() || (type.getSuperclass() != null && type.getSuperclass().isEnum())) {
             return (v, out) -> {
@@ -220,6 +219,32 @@ public final class Reducers {
             throw new ReducerException("no reducer for " + type.getName() + ": make it a record, or register a "
                 + "Reducer<" + type.getSimpleName() + "> with Reducers.defaults().with(...)");
         };
+    }
+
+    /**
+     * The registered reducer for a supertype or interface of {@code type} that no other applicable one is more
+     * specific than (a Dog reducer, not an Animal one, for a Puppy, whatever the order they were registered in);
+     * among several such (unrelated interfaces), the one registered last. {@code null} when none applies.
+     */
+    private Reducer<?> mostSpecificFor(Class<?> type) {
+        for (int i = registered.size() - 1; i >= 0; i--) {
+            final Class<?> candidate = registered.get(i).type();
+            if (!candidate.isAssignableFrom(type)) {
+                continue;
+            }
+            boolean dominated = false;
+            for (Reducer<?> other : registered) {
+                if (other.type() != candidate && candidate.isAssignableFrom(other.type())
+                    && other.type().isAssignableFrom(type)) {
+                    dominated = true;
+                    break;
+                }
+            }
+            if (!dominated) {
+                return registered.get(i);
+            }
+        }
+        return null;
     }
 
     private RecordCodec record(Class<?> type) {
