@@ -43,6 +43,8 @@ public interface Reducer<T> {
      *
      * @param value the value, never {@code null} (nulls are written by the registry)
      * @param out   where to write
+     * @throws ReducerException for any failure: the registry turns a {@code RuntimeException} thrown here
+     *     into one naming this reducer and the value's class
      */
     void write(T value, ValueWriter out);
 
@@ -50,8 +52,10 @@ public interface Reducer<T> {
      * Rebuilds a value written by {@link #write(Object, ValueWriter)}.
      *
      * @param in where to read from
-     * @return the rebuilt value
-     * @throws MalformedDataException when the bytes are not what {@code write} produces
+     * @return the rebuilt value: an instance of {@link #type()}, or {@code null}; the registry refuses
+     *     anything else with a {@link MalformedDataException} naming this reducer
+     * @throws MalformedDataException when the bytes are not what {@code write} produces; the registry turns
+     *     any other {@code RuntimeException} thrown here into one naming this reducer
      */
     T read(ValueReader in);
 }

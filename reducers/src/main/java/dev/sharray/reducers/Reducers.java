@@ -262,7 +262,15 @@ public final class Reducers {
             // own value, instead of shifting every value after it into garbage
             final int lengthAt = out.position();
             out.writeInt(0);
-            r.write(v, out);
+            try {
+                r.write(v, out);
+            } catch (ReducerException e) {
+                throw e; // already says which value could not be written
+            } catch (RuntimeException e) {
+                // a bare NullPointerException from deep in user code would not say which reducer failed, or on what
+                throw new ReducerException("reducer '" + id + "' (" + r.getClass().getName() + ") failed to write a "
+                    + v.getClass().getName() + ": " + e, e);
+            }
             out.buffer().putInt(lengthAt, out.position() - lengthAt - 4, java.nio.ByteOrder.LITTLE_ENDIAN);
         };
     }
@@ -380,8 +388,17 @@ public final class Reducers {
             value = r.read(in);
         } catch (MalformedDataException e) {
             throw new MalformedDataException("reducer '" + id + "' cannot read its " + length + " bytes: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            // the decoder's contract is MalformedDataException for bytes it cannot turn into a value, whoever's code failed
+            throw new MalformedDataException("reducer '" + id + "' (" + r.getClass().getName() + ") failed to read its "
+                + length + " bytes: " + e, e);
         } finally {
             in.widen(outerLimit);
+        }
+        if (value != null && !r.type().isInstance(value)) {
+            // erasure lets a read return anything: caught here, it names the reducer, not a ClassCastException later
+            throw new MalformedDataException("reducer '" + id + "' read a " + value.getClass().getName() + ", not a "
+                + r.type().getName());
         }
         if (in.position() != end) {
             throw new MalformedDataException("reducer '" + id + "' read " + (in.position() - end + length) + " of the "

@@ -179,6 +179,60 @@ class ReducersTest {
         }
     }
 
+    /** A user type whose reducer fails as {@code how} says: "write", "read" or "wrong type" (read returns a String). */
+    static final class Fragile {
+    }
+
+    /** Raw, as erasure makes every reducer at run time: its read can return what it likes. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static Reducer<Fragile> fragile(String how) {
+        return new Reducer() {
+            @Override
+            public Class type() {
+                return Fragile.class;
+            }
+
+            @Override
+            public void write(Object v, ValueWriter out) {
+                if (how.equals("write")) {
+                    throw new IllegalStateException("no write today");
+                }
+                out.writeInt(1);
+            }
+
+            @Override
+            public Object read(ValueReader in) {
+                in.readInt();
+                if (how.equals("read")) {
+                    throw new IllegalStateException("no read today");
+                }
+                return "not a Fragile";
+            }
+        };
+    }
+
+    @Test
+    void aUserReducerThatThrowsOrReadsAnotherTypeFailsNamingItself() {
+        final String id = Fragile.class.getName();
+        // before: the bare IllegalStateException, naming neither the reducer nor the value
+        final Reducers onWrite = Reducers.defaults().with(fragile("write"));
+        final ReducerException w = assertThrows(ReducerException.class, () -> onWrite.toBytes(List.of(1, new Fragile())));
+        assertTrue(w.getMessage().contains("reducer '" + id + "'") && w.getMessage().contains("no write today"),
+            w.getMessage());
+        assertTrue(w.getCause() instanceof IllegalStateException);
+        // before: the bare IllegalStateException escaped the decoder, whose contract is MalformedDataException
+        final Reducers onRead = Reducers.defaults().with(fragile("read"));
+        final byte[] bytes = onRead.toBytes(List.of(new Fragile()));
+        final MalformedDataException r = assertThrows(MalformedDataException.class, () -> onRead.fromBytes(bytes));
+        assertTrue(r.getMessage().contains("reducer '" + id + "'") && r.getMessage().contains("no read today"),
+            r.getMessage());
+        // before: the String was returned as the Fragile, to fail later as a ClassCastException in the user's code
+        final Reducers wrongType = Reducers.defaults().with(fragile("wrong type"));
+        final MalformedDataException t = assertThrows(MalformedDataException.class,
+            () -> wrongType.fromBytes(wrongType.toBytes(new Fragile())));
+        assertTrue(t.getMessage().contains("reducer '" + id + "' read a java.lang.String, not a " + id), t.getMessage());
+    }
+
     @Test
     void unknownTypesFailClearlyOnWrite() {
         final ReducerException e = assertThrows(ReducerException.class, () -> Reducers.defaults().toBytes(new Object()));

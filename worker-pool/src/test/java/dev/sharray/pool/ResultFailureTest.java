@@ -91,8 +91,12 @@ class ResultFailureTest {
         }, argument);
         final ExecutionException e = assertThrows(ExecutionException.class, () -> failed.get(60, TimeUnit.SECONDS));
         final RemoteTaskException remote = assertInstanceOf(RemoteTaskException.class, e.getCause());
-        assertEquals(IllegalStateException.class.getName(), remote.remoteClassName());
-        final String message = remote.remoteMessage();
+        // the reducer's own exception, as the cause of the registry's one naming the reducer
+        assertEquals(dev.sharray.reducers.ReducerException.class.getName(), remote.remoteClassName());
+        assertTrue(remote.remoteMessage().startsWith("reducer '" + Refusing.class.getName() + "'"), remote.remoteMessage());
+        final RemoteTaskException cause = assertInstanceOf(RemoteTaskException.class, remote.getCause());
+        assertEquals(IllegalStateException.class.getName(), cause.remoteClassName());
+        final String message = cause.remoteMessage();
         assertTrue(message.startsWith("refusing to write a result beside "), message);
         final Path made = Path.of(message.substring("refusing to write a result beside ".length()));
 
