@@ -150,13 +150,17 @@ final class ArrayCodec {
         }
         final long[] shape = new long[ndim];
         long size = 1;
+        // the bytes of the non-zero dimensions: an empty array's other dimensions must still be valid, or
+        // HeapArray refuses the shape with its own exception, which is not the decoder's contract
+        long span = dtype.byteSize();
         for (int i = 0; i < ndim; i++) {
             shape[i] = in.readLong();
             if (shape[i] < 0) {
                 throw new MalformedDataException("negative dimension " + shape[i]);
             }
             size = Math.multiplyHigh(size, shape[i]) != 0 ? -1 : size * shape[i];
-            if (size < 0) {
+            span = shape[i] == 0 || span < 0 ? span : Math.multiplyHigh(span, shape[i]) != 0 ? -1 : span * shape[i];
+            if (size < 0 || span < 0) {
                 throw new MalformedDataException("shape overflows");
             }
         }

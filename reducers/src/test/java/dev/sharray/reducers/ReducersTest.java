@@ -554,6 +554,29 @@ class ReducersTest {
     }
 
     @Test
+    void anInlineHeapArrayWhoseEmptyShapeOverflowsIsMalformedData() {
+        // shape (0, 2^60) of float64: no element, so the element count passes, but its other dimension spans
+        // 2^63 bytes, which HeapArray refuses (found by mutating encodings of ordinary values)
+        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+        final ValueWriter w = new ValueWriter(Reducers.defaults()).wrap(buffer, 0, null);
+        w.writeByte(Tags.HEAP_ARRAY);
+        w.writeByte((byte) DType.FLOAT64.ordinal());
+        w.writeInt(2);
+        w.writeLong(0);
+        w.writeLong(1L << 60);
+        w.writeInt(0); // no data
+        final byte[] msg = Arrays.copyOf(buffer.byteArray(), w.position());
+        // before: dev.sharray.InvalidDescriptorException: shape: (0, 1152921504606846976) of FLOAT64 overflows 2^63 bytes
+        final MalformedDataException e = assertThrows(MalformedDataException.class, () -> Reducers.defaults().fromBytes(msg));
+        assertTrue(e.getMessage().contains("shape overflows"), e.getMessage());
+        // the largest valid empty shapes still cross
+        for (long[] shape : new long[][] {{0, (1L << 60) - 1}, {(1L << 60) - 1, 0}, {0, 0, 3}}) {
+            final dev.sharray.HeapArray empty = dev.sharray.HeapArray.zeros(DType.FLOAT64, shape);
+            assertEquals(empty, Reducers.defaults().fromBytes(Reducers.defaults().toBytes(empty)));
+        }
+    }
+
+    @Test
     void stringsCrossExactlyOrFailClearly() {
         final Reducers r = Reducers.defaults();
         // valid strings, a surrogate pair and a genuine U+FFFD included, round-trip unchanged
