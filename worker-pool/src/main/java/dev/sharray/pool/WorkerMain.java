@@ -59,7 +59,11 @@ public final class WorkerMain {
         final List<Reducer<?>> list = new ArrayList<>();
         for (String name : names.split(",")) {
             if (!name.isBlank()) {
-                list.add((Reducer<?>) Class.forName(name.strip()).getDeclaredConstructor().newInstance());
+                // the builder checked for a public no-argument constructor; its class may still be package-private,
+                // which newInstance from this package refuses (the worker would fail to start)
+                final java.lang.reflect.Constructor<?> c = Class.forName(name.strip()).getConstructor();
+                c.setAccessible(true);
+                list.add((Reducer<?>) c.newInstance());
             }
         }
         return Reducers.defaults().with(list.toArray(new Reducer<?>[0]));

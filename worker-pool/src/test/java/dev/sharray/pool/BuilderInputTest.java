@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import dev.sharray.pool.elsewhere.Celsius;
 import dev.sharray.reducers.Reducer;
 import dev.sharray.reducers.Reducers;
 import dev.sharray.reducers.ValueReader;
@@ -52,6 +53,17 @@ class BuilderInputTest {
             e.getMessage());
         assertEquals(List.of(), ProcessHandle.current().children().filter(ProcessHandle::isAlive).toList(),
             "the worker that failed is gone");
+    }
+
+    @Test
+    void aReducerOfAPackagePrivateClassWithAPublicConstructorWorksInTheWorkers() throws Exception {
+        // before: the builder accepted it, and every worker failed to start with "IllegalAccessException: class
+        // dev.sharray.pool.WorkerMain cannot access a member of class ...PackagePrivateReducer with modifiers "public""
+        try (ProcessPool pool = ProcessPool.builder().workers(1).reducers(Reducers.defaults().with(Celsius.reducer()))
+            .build()) {
+            final Celsius back = pool.submit((Celsius c) -> new Celsius(c.degrees() + 1), new Celsius(20)).get();
+            assertEquals(21, back.degrees());
+        }
     }
 
     /** A reducer whose id is null. */
