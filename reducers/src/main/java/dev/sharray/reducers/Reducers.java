@@ -6,7 +6,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -60,7 +59,8 @@ public final class Reducers {
     }
 
     /**
-     * Returns a registry with {@code reducers} added; for the same type or id, the last one wins.
+     * Returns a registry with {@code reducers} added; of reducers for the same type or with the same id, the
+     * last one given wins (earlier ones, of this call or of the registry, are dropped).
      *
      * @param reducers user reducers
      * @return a new registry; this one is unchanged
@@ -71,17 +71,13 @@ public final class Reducers {
             Objects.requireNonNull(r.type(), () -> r.getClass().getName() + ".type() is null");
             Objects.requireNonNull(r.id(), () -> r.getClass().getName() + ".id() is null");
         }
-        final List<Reducer<?>> all = new ArrayList<>();
-        for (Reducer<?> existing : registered) {
-            boolean replaced = false;
-            for (Reducer<?> r : reducers) {
-                replaced |= r.type() == existing.type() || r.id().equals(existing.id());
-            }
-            if (!replaced) {
-                all.add(existing);
-            }
+        final List<Reducer<?>> all = new ArrayList<>(registered);
+        // one at a time, so the rule holds within this call too: two of one id would have the second read what
+        // the first wrote
+        for (Reducer<?> r : reducers) {
+            all.removeIf(earlier -> earlier.type() == r.type() || earlier.id().equals(r.id()));
+            all.add(r);
         }
-        Collections.addAll(all, reducers);
         return new Reducers(all);
     }
 

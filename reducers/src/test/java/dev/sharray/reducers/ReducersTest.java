@@ -234,6 +234,38 @@ class ReducersTest {
     }
 
     @Test
+    void ofReducersOfOneTypeOrIdTheLastWinsWithinOneCallToo() {
+        final Reducer<Animal> animal = tagging(Animal.class, Animal::new);
+        final Reducer<Dog> dogAsAnimal = new Reducer<>() { // claims Animal's id for another type
+            @Override
+            public Class<Dog> type() {
+                return Dog.class;
+            }
+
+            @Override
+            public String id() {
+                return animal.id();
+            }
+
+            @Override
+            public void write(Dog value, ValueWriter out) {
+            }
+
+            @Override
+            public Dog read(ValueReader in) {
+                return new Dog("Dog");
+            }
+        };
+        // before: both were kept, and an Animal, written under the shared id, was read back by the Dog reducer
+        final Reducers oneCall = Reducers.defaults().with(animal, dogAsAnimal);
+        assertEquals(List.of(dogAsAnimal), oneCall.registered());
+        assertEquals(oneCall.registered(), Reducers.defaults().with(animal).with(dogAsAnimal).registered());
+        assertThrows(ReducerException.class, () -> oneCall.toBytes(new Animal("sender")), "Animal has no reducer now");
+        // the same reducer twice is registered once
+        assertEquals(List.of(animal), Reducers.defaults().with(animal, animal).registered());
+    }
+
+    @Test
     void unknownTypesFailClearlyOnWrite() {
         final ReducerException e = assertThrows(ReducerException.class, () -> Reducers.defaults().toBytes(new Object()));
         assertTrue(e.getMessage().contains("java.lang.Object"), e.getMessage());
