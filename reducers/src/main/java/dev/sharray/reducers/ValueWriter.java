@@ -77,7 +77,9 @@ public final class ValueWriter {
      */
     public void writeValue(Object value) {
         if (++depth > MAX_DEPTH) {
-            depth = 0;
+            // undo only this level: the enclosing levels undo theirs as the exception passes them, so a reducer
+            // that catches it and writes something else is still held to the limit
+            depth--;
             throw new ReducerException("value nested deeper than " + MAX_DEPTH + " levels (a cycle?)");
         }
         try {

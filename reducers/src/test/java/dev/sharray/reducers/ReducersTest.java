@@ -275,6 +275,27 @@ class ReducersTest {
     }
 
     @Test
+    void theDepthLimitStillHoldsAfterACaughtFailure() {
+        final List<Object> cycle = new ArrayList<>();
+        cycle.add(cycle);
+        Object deep = 1;
+        for (int i = 0; i < 200; i++) {
+            deep = List.of(deep);
+        }
+        final Object tooDeep = deep;
+        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+        final ValueWriter w = new ValueWriter(Reducers.defaults()).wrap(buffer, 0, null);
+        for (int attempt = 0; attempt < 3; attempt++) {
+            // a caller that catches the failure and goes on writing with the same writer
+            assertThrows(ReducerException.class, () -> w.writeValue(List.of(1, cycle)));
+        }
+        // before: each caught failure lowered the depth count by 64 below zero, so 200 levels were now accepted
+        // (and a cycle written now would end in a StackOverflowError)
+        final ReducerException e = assertThrows(ReducerException.class, () -> w.writeValue(tooDeep));
+        assertTrue(e.getMessage().contains("nested deeper than 64"), e.getMessage());
+    }
+
+    @Test
     void hostileBytesOnlyEverGiveMalformedData() {
         final Reducers r = Reducers.defaults();
         final byte[] good = r.toBytes(new Item("name", 1, 2, Mode.FAST, List.of(5L), Map.of("k", 1)));
