@@ -21,6 +21,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code LinkedHashMap}), primitive arrays, and shared and heap arrays; {@link #with(Reducer[])} adds
  * reducers for user types, which take precedence over the built-in handling.
  *
+ * <p>Values cross as trees, as copies: a list or small array that appears twice in a value arrives as two
+ * equal, separate objects (a large array is shared once, but read back as one heap copy per appearance), and
+ * a cycle, or nesting deeper than 64 levels, is refused on write. Collections are rebuilt as the classes
+ * above at every level (the order of a {@code TreeMap} or {@code EnumSet} is kept, not its class or
+ * comparator); a record component declared as a collection class those are not ({@code TreeMap},
+ * {@code SortedSet}, {@code LinkedList}, ...) is refused on write, naming the component: declare it as
+ * {@code Map}, {@code Set} or {@code List}, or register a reducer for its class.
+ *
  * <p>Decoding never runs Java deserialization: it builds only the built-in types, records and enums
  * of the classpath (through their canonical constructor / constant name), and the types of registered
  * reducers.
@@ -241,6 +249,26 @@ public final class Reducers {
             }
         }
         return null;
+    }
+
+    /**
+     * @return the class the built-in handling rebuilds a {@code List}, {@code Set} or {@code Map} of class
+     *     {@code type} as, or {@code null} when such a value is not rebuilt by the built-in collection handling
+     *     (a registered reducer, or a record or enum, writes it; or it is no collection)
+     */
+    Class<?> builtInCollectionClass(Class<?> type) {
+        for (Reducer<?> r : registered) {
+            if (r.type().isAssignableFrom(type)) {
+                return null;
+            }
+        }
+        if (type.isRecord() || type.isEnum()) {
+            return null;
+        }
+        return List.class.isAssignableFrom(type) ? ArrayList.class
+            : Set.class.isAssignableFrom(type) ? LinkedHashSet.class
+            : Map.class.isAssignableFrom(type) ? LinkedHashMap.class
+            : null;
     }
 
     private RecordCodec record(Class<?> type) {

@@ -265,6 +265,60 @@ class ReducersTest {
         assertEquals(List.of(animal), Reducers.defaults().with(animal, animal).registered());
     }
 
+    record Sorted(java.util.TreeMap<String, Integer> map) { }
+
+    record Queue(java.util.LinkedList<Integer> list) { }
+
+    record Ordered(java.util.SortedSet<Integer> set) { }
+
+    record Loose(java.util.HashMap<String, Integer> map, java.util.HashSet<Integer> set, ArrayList<Integer> list,
+                 java.util.Collection<Integer> any, Iterable<Integer> iterable) { }
+
+    /** Crosses a TreeMap (natural order) as a TreeMap. */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    public static final class TreeMapReducer implements Reducer<java.util.TreeMap> {
+        @Override
+        public Class<java.util.TreeMap> type() {
+            return java.util.TreeMap.class;
+        }
+
+        @Override
+        public void write(java.util.TreeMap value, ValueWriter out) {
+            out.writeValue(new LinkedHashMap<>(value));
+        }
+
+        @Override
+        public java.util.TreeMap read(ValueReader in) {
+            return new java.util.TreeMap<>(in.readValue(Map.class));
+        }
+    }
+
+    @Test
+    void aRecordComponentDeclaredAsACollectionClassTheRebuildIsNotIsRefusedOnWrite() {
+        final Reducers r = Reducers.defaults();
+        // before: written without complaint, then refused by the receiver ("component 0 of record ...Sorted is
+        // java.util.LinkedHashMap, expected java.util.TreeMap"): in a pool, only after the task was sent
+        final Object[][] refused = {
+            {new Sorted(new java.util.TreeMap<>(Map.of("b", 2, "a", 1))), "map", "java.util.TreeMap", "Map"},
+            {new Queue(new java.util.LinkedList<>(List.of(1, 2))), "list", "java.util.LinkedList", "List"},
+            {new Ordered(new java.util.TreeSet<>(List.of(2, 1))), "set", "java.util.SortedSet", "Set"},
+        };
+        for (Object[] c : refused) {
+            final ReducerException e = assertThrows(ReducerException.class, () -> r.toBytes(List.of(c[0])));
+            assertTrue(e.getMessage().contains("component " + c[1] + " of record " + c[0].getClass().getName()
+                + " is declared " + c[2]) && e.getMessage().contains("declare it as " + c[3]), e.getMessage());
+        }
+        // components the rebuilt classes fit cross as before
+        final Loose loose = new Loose(new java.util.HashMap<>(Map.of("a", 1)), new java.util.HashSet<>(Set.of(1)),
+            new ArrayList<>(List.of(1)), new java.util.ArrayDeque<>(List.of(1)).stream().toList(), List.of(2));
+        assertEquals(loose, r.fromBytes(r.toBytes(loose)));
+        // a nulled component is no collection; with a reducer for its class the component crosses as that class
+        assertEquals(new Sorted(null), r.fromBytes(r.toBytes(new Sorted(null))));
+        final Reducers withTreeMap = r.with(new TreeMapReducer());
+        final Sorted sorted = new Sorted(new java.util.TreeMap<>(Map.of("b", 2, "a", 1)));
+        assertEquals(sorted, withTreeMap.fromBytes(withTreeMap.toBytes(sorted)));
+    }
+
     @Test
     void unknownTypesFailClearlyOnWrite() {
         final ReducerException e = assertThrows(ReducerException.class, () -> Reducers.defaults().toBytes(new Object()));
