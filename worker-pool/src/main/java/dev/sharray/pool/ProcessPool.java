@@ -952,6 +952,8 @@ public final class ProcessPool implements AutoCloseable {
                 w.afterTimedOut = next;
                 t.error = new TaskTimeoutException(t.timeout, w.id);
                 t.nextInGroup = null;
+                t.pinnedUntilWorkerExit = true;
+                w.pinnedUntilExit.set(t);
                 pushDone(t);
                 runHook(beforeTimeoutKill);
                 w.process.destroyForcibly();
@@ -1043,7 +1045,9 @@ public final class ProcessPool implements AutoCloseable {
             t.worker.sendControl(Protocol.RELEASE, t.id);
         }
         try {
-            t.batch.taskDone();
+            if (!t.pinnedUntilWorkerExit) {
+                t.batch.taskDone();
+            }
         } catch (RuntimeException e) {
             // releasing the call's pinned arrays failed: the task still completes, and says so
             if (t.error == null) {
@@ -1125,6 +1129,7 @@ public final class ProcessPool implements AutoCloseable {
         }
         w.unmap();
         reapEnded(w);
+        releaseTimedOutPins(w);
         if (state.get() == CLOSED) {
             cancelPending();
         }
@@ -1173,6 +1178,24 @@ public final class ProcessPool implements AutoCloseable {
             SharedArrays.reapProcess(w.pid);
         } catch (RuntimeException | InternalError e) { // InternalError: a refcount file truncated under its mapping
             config.err.println("[" + name + "] could not free what worker " + w.id + " (pid " + w.pid + ") left: " + e);
+        }
+    }
+
+    /**
+     * A worker process has ended (its pid is gone): releases the arrays of the task that timed out on it. Released
+     * when the task completed, a last release ran while the killed worker still looked alive and still counted its
+     * references, so the files stayed until this process exited: one array per timeout.
+     */
+    private void releaseTimedOutPins(Worker w) {
+        final Task t = w.pinnedUntilExit.getAndSet(null);
+        if (t == null) {
+            return;
+        }
+        try {
+            t.batch.taskDone();
+        } catch (RuntimeException e) { // its future has failed with the timeout already: say it here
+            config.err.println("[" + name + "] cannot release the arrays of a task that timed out on worker " + w.id
+                + ": " + e);
         }
     }
 
@@ -1350,6 +1373,7 @@ public final class ProcessPool implements AutoCloseable {
                 w.awaitExit();
                 starter.exited(w);
                 reapEnded(w); // killed, or stopped but held to its grace: what it created may be left
+                releaseTimedOutPins(w);
             }
             pumpLock.lock();
             try {

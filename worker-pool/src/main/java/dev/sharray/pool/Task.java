@@ -46,6 +46,8 @@ final class Task {
     Object result;
     Throwable error;
     boolean resultHoldsArrays;
+    /** Timed out: its arrays are released when its worker's process has ended, not when it completes. */
+    boolean pinnedUntilWorkerExit;
     /** The handles opened for the result's arrays: the caller's, unless the result is never delivered. */
     List<SharedArray> resultArrays = List.of();
     /** Link in the pump's list of answered tasks. */

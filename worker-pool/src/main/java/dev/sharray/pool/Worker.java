@@ -55,6 +55,12 @@ final class Worker {
     Task timedOut;
     Task afterTimedOut;
     boolean timedOutAnswered;
+    /**
+     * A timed-out task whose arrays stay pinned until this worker's process has ended: the dying worker may still
+     * count references on them, and a last release while it dies (the caller's, right after the timeout) finds it
+     * alive and leaves the files until the parent exits. Taken once, by whoever handles the exit.
+     */
+    final AtomicReference<Task> pinnedUntilExit = new AtomicReference<>();
     long pid;
 
     Worker(int id, Process process, RingFile rings, OutputForwarder stdout, OutputForwarder stderr) {
