@@ -52,10 +52,10 @@ final class Reaper {
     }
 
     /**
-     * As {@link #reap()}, limited to the folders of the process {@code pid} and to the deletions it was killed in
-     * the middle of in other folders: what a supervisor runs once a child process it started has ended (the child
-     * cannot clean up after a crash or a kill, and the next process's first-use pass may be hours away). Nothing
-     * happens while that process is alive.
+     * As {@link #reap()}, limited to the folders of the process {@code pid}, and in other folders to the arrays it
+     * still counted references on or was killed in the middle of deleting: what a supervisor runs once a child
+     * process it started has ended (the child cannot clean up after a crash or a kill, and the next process's
+     * first-use pass may be hours away). Nothing happens while that process is alive.
      */
     static ReapReport reapProcess(long pid) {
         List<Path> folders = new ArrayList<>();
@@ -66,14 +66,19 @@ final class Reaper {
             if (owner != null && owner[0] == pid) {
                 reapFolder(folder, folders, arrays, totals);
             } else if (owner != null && Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
-                finishDeletionsOf(pid, folder, arrays, totals);
+                reapReferencesOf(pid, folder, arrays, totals);
             }
         });
         return new ReapReport(folders, arrays, totals[0], totals[1]);
     }
 
-    /** Finishes the deletions of arrays in {@code folder} that the ended process {@code pid} began. */
-    private static void finishDeletionsOf(long pid, Path folder, List<Path> arrays, long[] totals) {
+    /**
+     * In another process's {@code folder}: finishes the deletions that the ended process {@code pid} began, and
+     * drops the references it still counted, deleting the arrays it held last. Those are typically its parent's
+     * arrays that a killed worker held after the parent let go; nothing else would touch them again, and a live
+     * owner's folder is left to its owner, so they stayed until the owner exited.
+     */
+    private static void reapReferencesOf(long pid, Path folder, List<Path> arrays, long[] totals) {
         try (DirectoryStream<Path> refPaths = Files.newDirectoryStream(folder, "*.ref")) {
             for (Path refPath : refPaths) {
                 final RefCountFile refs;
@@ -87,6 +92,12 @@ final class Reaper {
                         totals[0] += refs.reclaimDead();
                         final Path data = dataPathOf(refPath);
                         countDeleted(Segments.finishAbandonedDelete(refs, data), data, arrays, totals);
+                    } else if (refs.state() == RefCountFile.LIVE && refs.hasSlotOf(pid)) {
+                        totals[0] += refs.reclaimDead(); // leaves pid's slot alone if it is alive (a reused pid)
+                        if (!refs.hasLiveHolder()) {
+                            final Path data = dataPathOf(refPath);
+                            countDeleted(Segments.deleteIfUnreferenced(refs, data), data, arrays, totals);
+                        }
                     }
                 } finally {
                     refs.unmap();

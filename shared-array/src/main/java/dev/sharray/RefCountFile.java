@@ -356,6 +356,16 @@ final class RefCountFile {
         return true;
     }
 
+    /** @return whether a slot belongs to {@code pid} (whatever it counts, and whether that process is alive) */
+    boolean hasSlotOf(long pid) {
+        for (int i = 0; i < SLOTS; i++) {
+            if (buffer.getLongVolatile(ownerOffset(i)) == pid) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return the pid of the process that began the deletion (0 when none has, -1 while one takes it over) */
     long deleterPid() {
         return buffer.getLongVolatile(DELETER_PID_OFFSET);

@@ -40,10 +40,11 @@ public final class SharedArrays {
     }
 
     /**
-     * As {@link #reap()}, for the folders of one process only: for a supervisor whose child process has ended
-     * (a worker pool whose worker crashed or was killed), so that the arrays the child created, and its folder,
-     * are freed now rather than at the next process's first use. Arrays a live process still holds stay, and
-     * their folder with them; nothing happens while {@code pid} is alive.
+     * As {@link #reap()}, for one process only: for a supervisor whose child process has ended (a worker pool
+     * whose worker crashed or was killed), so that the arrays the child created, and its folder, are freed now
+     * rather than at the next process's first use, and so are arrays elsewhere (the supervisor's own, typically)
+     * that the child was the last to hold. Arrays a live process still holds stay, and their folder with them;
+     * nothing happens while {@code pid} is alive.
      *
      * @param pid the process id of the ended process
      * @return what was freed

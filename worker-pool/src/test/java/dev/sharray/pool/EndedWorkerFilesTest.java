@@ -3,6 +3,7 @@ package dev.sharray.pool;
 import dev.sharray.DType;
 import dev.sharray.SharedArray;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,6 +63,33 @@ class EndedWorkerFilesTest {
             held.release();
             assertFalse(Files.exists(heldPath));
             assertFalse(Files.exists(workerFolder), "the last release removed the ended worker's emptied folder");
+        }
+    }
+
+    /**
+     * The parent's own array, which a worker kept after the parent released it: the worker's kill leaves its
+     * reference counted in the parent's folder, which no reaper enters while the parent lives. The pool's pass
+     * over the ended worker drops that reference and deletes the array (it stayed until the parent exited). The
+     * array lives under a root of this test's own, so no other sharray process's reaper pass can delete it.
+     */
+    @Test
+    void theParentsArrayAKilledWorkerWasTheLastToHoldIsFreed(@TempDir Path root) throws Exception {
+        try (ProcessPool pool = ProcessPool.create(1)) {
+            final long pid = pool.workerPids().get(0);
+            final SharedArray a = SharedArray.builder(DType.FLOAT64, 1 << 16).folder(root).create();
+            final Path file = a.path();
+            assertEquals(1.0, pool.submit((SharedArray x) -> {
+                KEPT.add(x.retain()); // as a worker-side cache of opened arrays would
+                return 1.0;
+            }, a).get(30, TimeUnit.SECONDS));
+            a.release();
+            assertTrue(Files.exists(file), "the worker holds it");
+
+            assertEquals(0, Signals.kill9(pid));
+            // runs on the replacement, which the pool starts only after it has freed what the dead worker left
+            assertEquals(3, pool.submit((Integer x) -> x + 1, 2).get(30, TimeUnit.SECONDS));
+            assertFalse(Files.exists(file), "freed when the pool saw the last holder end");
+            assertFalse(Files.exists(Path.of(file.toString().replace(".npy", ".ref"))));
         }
     }
 
