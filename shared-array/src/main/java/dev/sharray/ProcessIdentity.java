@@ -21,6 +21,10 @@ final class ProcessIdentity {
     /** How long a verified (pid, start) pair is trusted while /proc/pid exists: reading stat costs ~10 us. */
     private static final long TRUST_NANOS = 1_000_000_000L;
     private static final java.util.concurrent.ConcurrentHashMap<Long, long[]> VERIFIED = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Fewest verified pairs at which expired ones are swept out. */
+    private static final int SWEEP_MIN = 64;
+    /** When expired pairs were last swept out: at most once per trust period, so a sweep's cost is spread thin. */
+    private static volatile long lastSweep = System.nanoTime() - TRUST_NANOS;
 
     private ProcessIdentity() {
     }
@@ -43,6 +47,21 @@ final class ProcessIdentity {
         }
         Optional<ProcessHandle> h = ProcessHandle.of(pid);
         return h.flatMap(p -> p.info().startInstant()).map(Instant::toEpochMilli).orElse(0L);
+    }
+
+    /**
+     * Drops the pairs verified longer than {@link #TRUST_NANOS} ago, which are never trusted again: most belong to
+     * processes that ended (a pool's replaced workers), whose pids nothing checks any more, one entry each for
+     * as long as this process lived.
+     */
+    private static void sweepExpired(long now) {
+        lastSweep = now;
+        VERIFIED.values().removeIf(v -> now - v[1] >= TRUST_NANOS);
+    }
+
+    /** @return how many verified pairs are kept (for tests) */
+    static int verifiedCount() {
+        return VERIFIED.size();
     }
 
     /**
@@ -77,6 +96,9 @@ final class ProcessIdentity {
         }
         if (actual == start) {
             VERIFIED.put(pid, new long[] {actual, now});
+            if (now - lastSweep >= TRUST_NANOS && VERIFIED.size() > SWEEP_MIN) {
+                sweepExpired(now);
+            }
         }
         return start == 0 || actual == start;
     }
