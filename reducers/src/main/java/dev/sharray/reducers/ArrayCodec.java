@@ -150,17 +150,13 @@ final class ArrayCodec {
         }
         final long[] shape = new long[ndim];
         long size = 1;
-        // the bytes of the non-zero dimensions: an empty array's other dimensions must still be valid, or
-        // HeapArray refuses the shape with its own exception, which is not the decoder's contract
-        long span = dtype.byteSize();
         for (int i = 0; i < ndim; i++) {
             shape[i] = in.readLong();
             if (shape[i] < 0) {
                 throw new MalformedDataException("negative dimension " + shape[i]);
             }
             size = Math.multiplyHigh(size, shape[i]) != 0 ? -1 : size * shape[i];
-            span = shape[i] == 0 || span < 0 ? span : Math.multiplyHigh(span, shape[i]) != 0 ? -1 : span * shape[i];
-            if (size < 0 || span < 0) {
+            if (size < 0) {
                 throw new MalformedDataException("shape overflows");
             }
         }
@@ -170,7 +166,13 @@ final class ArrayCodec {
             throw new MalformedDataException("heap array data has " + PrimitiveArrays.length(data)
                 + " elements, shape needs " + size);
         }
-        return heapOf(dtype, data, shape);
+        try {
+            return heapOf(dtype, data, shape);
+        } catch (InvalidDescriptorException e) {
+            // HeapArray's own shape check (an empty shape whose other dimensions overflow 2^63 bytes): the
+            // decoder's contract is MalformedDataException
+            throw new MalformedDataException("heap array shape: " + e.getMessage(), e);
+        }
     }
 
     private static HeapArray heapOf(DType dtype, Object data, long[] shape) {

@@ -203,13 +203,13 @@ public final class Reducers {
             };
         }
         if (List.class.isAssignableFrom(type)) {
-            return (v, out) -> writeCollection(Tags.LIST, (Collection<?>) v, out);
+            return new CollectionHandler(ArrayList.class, (v, out) -> writeCollection(Tags.LIST, (Collection<?>) v, out));
         }
         if (Set.class.isAssignableFrom(type)) {
-            return (v, out) -> writeCollection(Tags.SET, (Collection<?>) v, out);
+            return new CollectionHandler(LinkedHashSet.class, (v, out) -> writeCollection(Tags.SET, (Collection<?>) v, out));
         }
         if (Map.class.isAssignableFrom(type)) {
-            return (v, out) -> {
+            return new CollectionHandler(LinkedHashMap.class, (v, out) -> {
                 final Map<?, ?> m = (Map<?, ?>) v;
                 out.writeByte(Tags.MAP);
                 out.writeInt(m.size());
@@ -217,7 +217,7 @@ public final class Reducers {
                     out.writeValue(e.getKey());
                     out.writeValue(e.getValue());
                 }
-            };
+            });
         }
         return (v, out) -> {
             throw new ReducerException("no reducer for " + type.getName() + ": make it a record, or register a "
@@ -257,18 +257,7 @@ public final class Reducers {
      *     (a registered reducer, or a record or enum, writes it; or it is no collection)
      */
     Class<?> builtInCollectionClass(Class<?> type) {
-        for (Reducer<?> r : registered) {
-            if (r.type().isAssignableFrom(type)) {
-                return null;
-            }
-        }
-        if (type.isRecord() || type.isEnum()) {
-            return null;
-        }
-        return List.class.isAssignableFrom(type) ? ArrayList.class
-            : Set.class.isAssignableFrom(type) ? LinkedHashSet.class
-            : Map.class.isAssignableFrom(type) ? LinkedHashMap.class
-            : null;
+        return handler(type) instanceof CollectionHandler c ? c.rebuiltAs() : null;
     }
 
     private RecordCodec record(Class<?> type) {
@@ -485,5 +474,13 @@ public final class Reducers {
     @FunctionalInterface
     interface Handler {
         void write(Object value, ValueWriter out);
+    }
+
+    /** The built-in handling of a {@code List}, {@code Set} or {@code Map}: what it is rebuilt as on the other side. */
+    private record CollectionHandler(Class<?> rebuiltAs, Handler writer) implements Handler {
+        @Override
+        public void write(Object value, ValueWriter out) {
+            writer.write(value, out);
+        }
     }
 }

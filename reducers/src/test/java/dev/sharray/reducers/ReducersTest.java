@@ -675,7 +675,7 @@ class ReducersTest {
         final byte[] msg = Arrays.copyOf(buffer.byteArray(), w.position());
         // before: dev.sharray.InvalidDescriptorException: shape: (0, 1152921504606846976) of FLOAT64 overflows 2^63 bytes
         final MalformedDataException e = assertThrows(MalformedDataException.class, () -> Reducers.defaults().fromBytes(msg));
-        assertTrue(e.getMessage().contains("shape overflows"), e.getMessage());
+        assertTrue(e.getMessage().contains("overflows 2^63 bytes"), e.getMessage());
         // the largest valid empty shapes still cross
         for (long[] shape : new long[][] {{0, (1L << 60) - 1}, {(1L << 60) - 1, 0}, {0, 0, 3}}) {
             final dev.sharray.HeapArray empty = dev.sharray.HeapArray.zeros(DType.FLOAT64, shape);
