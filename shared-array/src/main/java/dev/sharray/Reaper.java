@@ -1,6 +1,7 @@
 package dev.sharray;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
@@ -44,11 +45,9 @@ final class Reaper {
     }
 
     static ReapReport reap() {
-        List<Path> folders = new ArrayList<>();
-        List<Path> arrays = new ArrayList<>();
-        long[] totals = new long[2]; // references reclaimed, bytes freed
-        TempFolders.forEachUserFolderEntry(folder -> reapFolder(folder, folders, arrays, totals));
-        return new ReapReport(folders, arrays, totals[0], totals[1]);
+        final Pass pass = new Pass();
+        TempFolders.forEachUserFolderEntry(folder -> reapFolder(folder, pass));
+        return pass.report();
     }
 
     /**
@@ -58,29 +57,32 @@ final class Reaper {
      * first-use pass may be hours away). Nothing happens while that process is alive.
      */
     static ReapReport reapProcess(long pid) {
-        List<Path> folders = new ArrayList<>();
-        List<Path> arrays = new ArrayList<>();
-        long[] totals = new long[2];
+        final Pass pass = new Pass();
         TempFolders.forEachUserFolderEntry(folder -> {
             final long[] owner = TempFolders.parseOwner(folder.getFileName().toString());
             if (owner != null && owner[0] == pid) {
-                reapFolder(folder, folders, arrays, totals);
+                reapFolder(folder, pass);
             } else if (owner != null && Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
-                reapReferencesOf(pid, folder, arrays, totals);
+                reapReferencesOf(pid, folder, pass);
             }
         });
-        return new ReapReport(folders, arrays, totals[0], totals[1]);
+        return pass.report();
     }
 
     /**
      * In another process's {@code folder}: finishes the deletions that the ended process {@code pid} began, and
      * drops the references it still counted, deleting the arrays it held last. Those are typically its parent's
      * arrays that a killed worker held after the parent let go; nothing else would touch them again, and a live
-     * owner's folder is left to its owner, so they stayed until the owner exited.
+     * owner's folder is left to its owner, so they stayed until the owner exited. Runs on every worker death,
+     * over every array of every folder: a file is mapped only when its copy shows work for {@code pid}.
      */
-    private static void reapReferencesOf(long pid, Path folder, List<Path> arrays, long[] totals) {
+    private static void reapReferencesOf(long pid, Path folder, Pass pass) {
         try (DirectoryStream<Path> refPaths = Files.newDirectoryStream(folder, "*.ref")) {
             for (Path refPath : refPaths) {
+                final RefCountFile copy = RefCountFile.readCopy(refPath, pass.scratch);
+                if (copy == null || !leavesWorkFor(pid, copy)) {
+                    continue;
+                }
                 final RefCountFile refs;
                 try {
                     refs = RefCountFile.open(refPath);
@@ -89,14 +91,14 @@ final class Reaper {
                 }
                 try {
                     if (refs.deleterPid() == pid && refs.state() == RefCountFile.DELETING) {
-                        totals[0] += refs.reclaimDead();
+                        pass.referencesReclaimed += refs.reclaimDead();
                         final Path data = dataPathOf(refPath);
-                        countDeleted(Segments.finishAbandonedDelete(refs, data), data, arrays, totals);
+                        pass.deleted(Segments.finishAbandonedDelete(refs, data), data);
                     } else if (refs.state() == RefCountFile.LIVE && refs.hasSlotOf(pid)) {
-                        totals[0] += refs.reclaimDead(); // leaves pid's slot alone if it is alive (a reused pid)
+                        pass.referencesReclaimed += refs.reclaimDead(); // leaves pid's slot alone if it is alive (a reused pid)
                         if (!refs.hasLiveHolder()) {
                             final Path data = dataPathOf(refPath);
-                            countDeleted(Segments.deleteIfUnreferenced(refs, data), data, arrays, totals);
+                            pass.deleted(Segments.deleteIfUnreferenced(refs, data), data);
                         }
                     }
                 } finally {
@@ -108,7 +110,13 @@ final class Reaper {
         }
     }
 
-    private static void reapFolder(Path folder, List<Path> folders, List<Path> arrays, long[] totals) {
+    /** @return whether {@code pid} began deleting the array, or holds a slot in its live reference file */
+    private static boolean leavesWorkFor(long pid, RefCountFile refs) {
+        return refs.deleterPid() == pid && refs.state() == RefCountFile.DELETING
+            || refs.state() == RefCountFile.LIVE && refs.hasSlotOf(pid);
+    }
+
+    private static void reapFolder(Path folder, Pass pass) {
         String name = folder.getFileName().toString();
         if (name.startsWith(DELETING_PREFIX)) {
             long[] claimer = TempFolders.parseOwner(name.substring(DELETING_PREFIX.length()));
@@ -125,7 +133,7 @@ final class Reaper {
         boolean stillHeld = false;
         try (DirectoryStream<Path> refs = Files.newDirectoryStream(folder, "*.ref")) {
             for (Path refPath : refs) {
-                stillHeld |= reapArray(refPath, arrays, totals);
+                stillHeld |= reapArray(refPath, pass);
             }
         } catch (IOException e) {
             return; // vanished or unreadable: leave it
@@ -145,12 +153,19 @@ final class Reaper {
             Log.get().debug("cannot claim {}: {}", folder, e.toString());
             return;
         }
-        totals[1] += deleteTree(claimed);
-        folders.add(folder);
+        pass.bytesFreed += deleteTree(claimed);
+        pass.folders.add(folder);
     }
 
     /** @return true when a live process still holds the array */
-    private static boolean reapArray(Path refPath, List<Path> arrays, long[] totals) {
+    private static boolean reapArray(Path refPath, Pass pass) {
+        final RefCountFile copy = RefCountFile.readCopy(refPath, pass.scratch);
+        if (copy == null) {
+            return false; // being created or deleted right now, or not ours
+        }
+        if (copy.state() == RefCountFile.LIVE && copy.hasLiveHolder() && !copy.hasReclaimableSlot()) {
+            return true; // the common case in a live owner's folder: nothing to change, no mapping
+        }
         RefCountFile refs;
         try {
             refs = RefCountFile.open(refPath);
@@ -158,16 +173,16 @@ final class Reaper {
             return false; // being created or deleted right now, or not ours
         }
         try {
-            totals[0] += refs.reclaimDead();
+            pass.referencesReclaimed += refs.reclaimDead();
             final Path data = dataPathOf(refPath);
             if (refs.state() != RefCountFile.LIVE) {
-                countDeleted(Segments.finishAbandonedDelete(refs, data), data, arrays, totals);
+                pass.deleted(Segments.finishAbandonedDelete(refs, data), data);
                 return refs.state() == RefCountFile.LIVE && refs.hasLiveHolder(); // a holder kept it after all
             }
             if (refs.hasLiveHolder()) {
                 return true;
             }
-            countDeleted(Segments.deleteIfUnreferenced(refs, data), data, arrays, totals);
+            pass.deleted(Segments.deleteIfUnreferenced(refs, data), data);
             return false;
         } finally {
             refs.unmap();
@@ -177,13 +192,6 @@ final class Reaper {
     private static Path dataPathOf(Path refPath) {
         final String name = refPath.getFileName().toString();
         return refPath.resolveSibling(name.substring(0, name.length() - 4) + ".npy");
-    }
-
-    private static void countDeleted(long freed, Path data, List<Path> arrays, long[] totals) {
-        if (freed >= 0) {
-            arrays.add(data);
-            totals[1] += freed;
-        }
     }
 
     /** @return bytes of the regular files deleted */
@@ -208,5 +216,26 @@ final class Reaper {
             Log.get().debug("cannot fully delete {}: {}", dir, e.toString());
         }
         return bytes[0];
+    }
+
+    /** What one pass removed, and the buffer it reads reference files into. */
+    private static final class Pass {
+        final ByteBuffer scratch = ByteBuffer.allocateDirect(RefCountFile.FILE_SIZE);
+        final List<Path> folders = new ArrayList<>();
+        final List<Path> arrays = new ArrayList<>();
+        long referencesReclaimed;
+        long bytesFreed;
+
+        /** Counts an array deleted: {@code freed} is its bytes, or negative when it was not deleted. */
+        void deleted(long freed, Path data) {
+            if (freed >= 0) {
+                arrays.add(data);
+                bytesFreed += freed;
+            }
+        }
+
+        ReapReport report() {
+            return new ReapReport(folders, arrays, referencesReclaimed, bytesFreed);
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.sharray;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,6 +54,12 @@ final class RefCountFile {
         this.buffer = new UnsafeBuffer(mapping.address(), FILE_SIZE);
     }
 
+    private RefCountFile(Path path, ByteBuffer copy) {
+        this.path = path;
+        this.mapping = null;
+        this.buffer = new UnsafeBuffer(copy);
+    }
+
     /** Creates the file (0600, already existing as an empty file) with the caller holding one reference. */
     static RefCountFile create(Path path) {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
@@ -97,6 +104,34 @@ final class RefCountFile {
             throw new InvalidDescriptorException("refcount", path + " is corrupt: " + corrupt);
         }
         return f;
+    }
+
+    /**
+     * Reads the file into {@code scratch} with one read call instead of mapping it: a scan over many arrays maps
+     * only those it must change (a map, its first-touch fault and the unmap cost several times the read). The
+     * copy answers the readers ({@link #state()}, {@link #hasSlotOf}, {@link #hasReclaimableSlot()}, ...) as the
+     * file stood at one instant; it must not be changed. A decision to leave a file alone is safe on such a copy:
+     * what a dead process wrote no longer changes, and what live processes change concerns them.
+     *
+     * @param scratch a direct buffer of {@link #FILE_SIZE} bytes, reused from one call to the next
+     * @return the copy, or null when the file is gone, unreadable, of another size or not (yet) a reference file
+     */
+    static RefCountFile readCopy(Path path, ByteBuffer scratch) {
+        scratch.clear();
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            int read;
+            do {
+                read = ch.read(scratch, scratch.position());
+            } while (read > 0 && scratch.hasRemaining());
+            if (scratch.hasRemaining() || ch.size() != FILE_SIZE) {
+                return null;
+            }
+        } catch (IOException e) {
+            return null;
+        }
+        final RefCountFile copy = new RefCountFile(path, scratch.clear());
+        return copy.buffer.getInt(0) == MAGIC && copy.buffer.getInt(4) == VERSION && copy.buffer.getInt(12) == SLOTS
+            ? copy : null;
     }
 
     /**
@@ -293,14 +328,32 @@ final class RefCountFile {
         return reclaimed;
     }
 
+    /** @return whether {@link #reclaimDead()} would free a slot now */
+    boolean hasReclaimableSlot() {
+        for (int i = 0; i < SLOTS; i++) {
+            final long pid = buffer.getLongVolatile(ownerOffset(i));
+            if (pid > 0 && pid != ProcessIdentity.PID && isReclaimable(i, pid)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A start of 0 is a claim in progress (its count still 0), which is left alone, unless references are counted
+     * without it: that slot is corrupt and reclaimed like a dead process's.
+     */
+    private boolean isReclaimable(int slot, long pid) {
+        final int o = ownerOffset(slot);
+        final long start = buffer.getLongVolatile(o + 8);
+        return pid > 0 && (countsWithoutIdentity(pid, start, buffer.getLongVolatile(o + 16))
+            || !ProcessIdentity.isAlive(pid, start));
+    }
+
     private long reclaimIfDead(int slot) {
         int o = ownerOffset(slot);
         long pid = buffer.getLongVolatile(o);
-        long start = buffer.getLongVolatile(o + 8);
-        // a start of 0 is a claim in progress (its count still 0), which is left alone, unless references
-        // are counted without it: that slot is corrupt and reclaimed like a dead process's
-        if (pid <= 0 || (!countsWithoutIdentity(pid, start, buffer.getLongVolatile(o + 16))
-            && ProcessIdentity.isAlive(pid, start))) {
+        if (!isReclaimable(slot, pid)) {
             return 0;
         }
         if (!buffer.compareAndSetLong(o, pid, RECLAIMING)) {
@@ -384,7 +437,10 @@ final class RefCountFile {
         buffer.putIntVolatile(STATE_OFFSET, DELETED);
     }
 
+    /** Unmaps the file; a copy from {@link #readCopy} has nothing to unmap. */
     void unmap() {
-        mapping.unmap();
+        if (mapping != null) {
+            mapping.unmap();
+        }
     }
 }

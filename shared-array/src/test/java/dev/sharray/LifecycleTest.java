@@ -123,6 +123,26 @@ class LifecycleTest {
     }
 
     @Test
+    void aReapPassDropsADeadHoldersReferencesOnAnArrayALiveProcessStillHolds(
+            @org.junit.jupiter.api.io.TempDir Path root) throws Exception {
+        // the pass reads each reference file and maps only those with something to change: a live holder beside a
+        // dead one is such a file. A private root, so no other process's reaper reclaims the slot first.
+        try (SharedArray a = SharedArray.builder(DType.INT32, 100).folder(root).create();
+             SharedArray untouched = SharedArray.builder(DType.INT32, 100).folder(root).create();
+             ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.tempFolder=" + root))) {
+            holder.expect("ready ");
+            holder.send("hold " + hex(a) + " 3");
+            assertEquals("held", holder.readLine());
+            assertEquals(4, total(a));
+            holder.kill9();
+            final ReapReport r = SharedArrays.reap(); // (its totals count other roots' processes too)
+            assertEquals(1, total(a), "the dead holder's 3 references are dropped, ours stays: " + r);
+            assertEquals(1, total(untouched));
+            assertFalse(r.arraysDeleted().contains(a.path()), r.toString());
+        }
+    }
+
+    @Test
     void theFolderOfAKilledOwnerIsReapedWhileALiveOwnersFolderIsUntouched() throws Exception {
         try (ChildJvm doomed = ChildJvm.start(ArrayAgent.class, List.of());
              ChildJvm alive = ChildJvm.start(ArrayAgent.class, List.of())) {
