@@ -114,7 +114,8 @@ final class RefCountFile {
      * what a dead process wrote no longer changes, and what live processes change concerns them.
      *
      * @param scratch a direct buffer of {@link #FILE_SIZE} bytes, reused from one call to the next
-     * @return the copy, or null when the file is gone, unreadable, of another size or not (yet) a reference file
+     * @return the copy, or null when the file is gone, unreadable, or refused by {@link #open} (not yet or not a
+     *     reference file, or corrupt)
      */
     static RefCountFile readCopy(Path path, ByteBuffer scratch) {
         scratch.clear();
@@ -130,8 +131,9 @@ final class RefCountFile {
             return null;
         }
         final RefCountFile copy = new RefCountFile(path, scratch.clear());
-        return copy.buffer.getInt(0) == MAGIC && copy.buffer.getInt(4) == VERSION && copy.buffer.getInt(12) == SLOTS
-            ? copy : null;
+        final boolean valid = copy.buffer.getInt(0) == MAGIC && copy.buffer.getInt(4) == VERSION
+            && copy.buffer.getInt(12) == SLOTS && copy.corruption() == null;
+        return valid ? copy : null; // what open() refuses
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.sharray;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,6 +61,7 @@ public final class SharedArrays {
      */
     public static List<ArrayInfo> list() {
         List<ArrayInfo> result = new ArrayList<>();
+        final ByteBuffer scratch = ByteBuffer.allocateDirect(RefCountFile.FILE_SIZE);
         TempFolders.forEachUserFolderEntry(folder -> {
             long[] owner = TempFolders.parseOwner(folder.getFileName().toString());
             if (owner == null) {
@@ -68,7 +70,7 @@ public final class SharedArrays {
             boolean alive = ProcessIdentity.isAlive(owner[0], owner[1]);
             try (DirectoryStream<Path> refs = Files.newDirectoryStream(folder, "*.ref")) {
                 for (Path ref : refs) {
-                    ArrayInfo info = describe(ref, owner[0], alive);
+                    ArrayInfo info = describe(ref, owner[0], alive, scratch);
                     if (info != null) {
                         result.add(info);
                     }
@@ -80,26 +82,20 @@ public final class SharedArrays {
         return result;
     }
 
-    private static ArrayInfo describe(Path refPath, long ownerPid, boolean ownerAlive) {
-        String name = refPath.getFileName().toString();
-        Path data = refPath.resolveSibling(name.substring(0, name.length() - 4) + ".npy");
-        RefCountFile refs;
-        try {
-            refs = RefCountFile.open(refPath);
-        } catch (RuntimeException e) {
+    /** Reads a copy of the reference file: listing changes nothing, so it maps nothing. */
+    private static ArrayInfo describe(Path refPath, long ownerPid, boolean ownerAlive, ByteBuffer scratch) {
+        final RefCountFile refs = RefCountFile.readCopy(refPath, scratch);
+        if (refs == null || refs.state() != RefCountFile.LIVE) {
             return null;
         }
+        String name = refPath.getFileName().toString();
+        Path data = refPath.resolveSibling(name.substring(0, name.length() - 4) + ".npy");
         try {
-            if (refs.state() != RefCountFile.LIVE) {
-                return null;
-            }
             NpyHeader h = Segments.readHeader(data);
             Map<Long, Long> holders = refs.holders();
             return new ArrayInfo(data, h.dtype, h.shape, Files.size(data), holders, ownerPid, ownerAlive);
         } catch (IOException | RuntimeException e) {
             return null;
-        } finally {
-            refs.unmap();
         }
     }
 
