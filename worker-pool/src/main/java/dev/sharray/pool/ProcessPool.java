@@ -1516,10 +1516,10 @@ public final class ProcessPool implements AutoCloseable {
         PrintStream err;
     }
 
-    /** Builds a {@link ProcessPool}. Not thread-safe. */
     /** The most workers a pool may have: each is a JVM of its own. */
     public static final int MAX_WORKERS = 1024;
 
+    /** Builds a {@link ProcessPool}. Not thread-safe. */
     public static final class Builder {
         private int workers = Runtime.getRuntime().availableProcessors();
         private final List<String> jvmOptions = new ArrayList<>();
