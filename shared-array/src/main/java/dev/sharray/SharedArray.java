@@ -1017,7 +1017,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
 
         /**
          * @param root the root folder (the array goes into {@code root/sharray-<user>/<owner>/}); default
-         *     {@code SHARRAY_TEMP_FOLDER}, else {@code /dev/shm} when it has room, else {@code java.io.tmpdir}
+         *     {@code -Dsharray.tempFolder}, else {@code SHARRAY_TEMP_FOLDER}, else {@code /dev/shm} when it has room,
+         *     else {@code java.io.tmpdir}
          * @return this builder
          */
         public Builder folder(Path root) {
