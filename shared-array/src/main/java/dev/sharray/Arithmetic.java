@@ -29,6 +29,12 @@ final class Arithmetic {
             return HeapArray.fromLongs(a.dtype, v, a.shape);
         }
         DType out = a.dtype == DType.FLOAT32 ? DType.FLOAT32 : DType.FLOAT64;
+        if (out == DType.FLOAT32) {
+            // NumPy casts the scalar to float32 first and computes in float32; rounding only the double result
+            // differed ([1f] + 16777217 gave 16777218, NumPy 16777216). Two floats' +, -, *, / in double, rounded
+            // once to float, is exactly the float32 operation.
+            s = (float) s;
+        }
         double[] v = a.valuesAsDoubles();
         for (int i = 0; i < v.length; i++) {
             v[i] = apply(op, v[i], s);

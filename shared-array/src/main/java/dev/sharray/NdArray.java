@@ -437,7 +437,8 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
 
     /**
      * An integer array with a whole-number scalar (below 2^53) keeps its dtype, wrapping as NumPy does for a
-     * Python int; any other scalar gives FLOAT32 for a FLOAT32 array and FLOAT64 otherwise.
+     * Python int; any other scalar gives FLOAT32 for a FLOAT32 array (in float32 arithmetic, the scalar rounded to
+     * float first, as NumPy does) and FLOAT64 otherwise.
      *
      * @param scalar value added to every element
      * @return a new heap array
@@ -458,7 +459,8 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
 
     /**
      * An integer array with a whole-number scalar (below 2^53) keeps its dtype, wrapping as NumPy does for a
-     * Python int; any other scalar gives FLOAT32 for a FLOAT32 array and FLOAT64 otherwise.
+     * Python int; any other scalar gives FLOAT32 for a FLOAT32 array (in float32 arithmetic, the scalar rounded to
+     * float first, as NumPy does) and FLOAT64 otherwise.
      *
      * @param scalar value subtracted from every element
      * @return a new heap array
@@ -479,7 +481,8 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
 
     /**
      * An integer array with a whole-number scalar (below 2^53) keeps its dtype, wrapping as NumPy does for a
-     * Python int; any other scalar gives FLOAT32 for a FLOAT32 array and FLOAT64 otherwise.
+     * Python int; any other scalar gives FLOAT32 for a FLOAT32 array (in float32 arithmetic, the scalar rounded to
+     * float first, as NumPy does) and FLOAT64 otherwise.
      *
      * @param scalar factor
      * @return a new heap array
@@ -499,7 +502,8 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     }
 
     /**
-     * True division, as NumPy's {@code /}: integer arrays give FLOAT64.
+     * True division, as NumPy's {@code /}: integer arrays give FLOAT64; a FLOAT32 array gives FLOAT32, divided by the
+     * scalar rounded to float, as NumPy does.
      *
      * @param scalar divisor
      * @return a new heap array

@@ -1,0 +1,41 @@
+package dev.sharray;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import org.junit.jupiter.api.Test;
+
+/** Results NumPy computes from the same data, found by a differential run against NumPy. */
+class NumpyAgreementTest {
+    @Test
+    void float32ScalarArithmeticRoundsTheScalarToFloatFirstAsNumpyDoes() throws Exception {
+        float[] x = {0.9906209f, 41559936f, -1027f, 1f, -1509616f, 0.83700943f};
+        double[] scalars = {16777217.0, -2169292798.0, 48.68374437949734, -108.47756953634888, 0.1, 1e300, 1e-300};
+        try (SharedArray a = SharedArray.copyOf(x)) {
+            StringBuilder java = new StringBuilder();
+            for (double s : scalars) {
+                for (HeapArray h : new HeapArray[] {a.add(s), a.subtract(s), a.multiply(s), a.divide(s)}) {
+                    assertEquals(DType.FLOAT32, h.dtype());
+                    for (float f : h.toFloatArray()) {
+                        java.append(Integer.toHexString(Float.floatToRawIntBits(f))).append(' ');
+                    }
+                }
+            }
+            // NumPy 2 (NEP 50) casts the Python float to float32; 1.24's value-based casting does the same for every
+            // scalar here but 1e300, which it would promote to float64, so that one is cast explicitly
+            String numpy = Python.run(String.join("\n",
+                "import sys, numpy as np",
+                "np.seterr(all='ignore')",
+                "a = np.load(sys.argv[1])",
+                "out = []",
+                "for s in [16777217.0, -2169292798.0, 48.68374437949734, -108.47756953634888, 0.1, 1e300, 1e-300]:",
+                "    s = np.float32(s)",
+                "    for r in (a + s, a - s, a * s, a / s):",
+                "        assert r.dtype == np.float32",
+                "        out += ['%x' % v for v in r.view(np.uint32)]",
+                "print(' '.join(out))"), a.path().toString());
+            // before: computed in double and rounded once, [0.9906209f] + 16777217 gave 16777218, NumPy 16777216
+            assertEquals(numpy, java.toString().trim());
+        }
+        assertArrayEquals(new float[] {16777216f}, HeapArray.of(new float[] {1f}).add(16777217.0).toFloatArray());
+    }
+}
