@@ -118,13 +118,18 @@ final class Shapes {
         return strides;
     }
 
-    /** True when the view is row-major and dense (axes of length 1 may have any stride). */
+    /**
+     * True when the view is row-major and dense (axes of length 1 may have any stride), and for every empty view,
+     * as NumPy's {@code C_CONTIGUOUS}: the scan used to stop only at an axis of length 0 it reached, so an empty
+     * view whose length-0 axis is not last, such as (5, 3, 1, 0) transposed or (2, 3, 4) sliced to (2, 0, 4) and
+     * permuted to (4, 0, 2), counted as not contiguous and could not be reshaped.
+     */
     static boolean isCContiguous(long[] shape, long[] strides, int itemSize) {
+        if (isEmpty(shape)) {
+            return true;
+        }
         long expected = itemSize;
         for (int i = shape.length - 1; i >= 0; i--) {
-            if (shape[i] == 0) {
-                return true;
-            }
             if (shape[i] != 1 && strides[i] != expected) {
                 return false;
             }

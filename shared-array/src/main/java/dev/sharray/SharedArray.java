@@ -330,7 +330,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         return strides.clone();
     }
 
-    /** @return true when the view is dense and row-major (C order) */
+    /** @return true when the view is dense and row-major (C order); every empty view is, as NumPy says too */
     public boolean isContiguous() {
         return Shapes.isCContiguous(shape, strides, dtype.byteSize());
     }

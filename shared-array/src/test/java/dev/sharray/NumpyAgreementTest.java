@@ -38,4 +38,32 @@ class NumpyAgreementTest {
         }
         assertArrayEquals(new float[] {16777216f}, HeapArray.of(new float[] {1f}).add(16777217.0).toFloatArray());
     }
+
+    @Test
+    void everyEmptyViewIsContiguousAndReshapesAsInNumpy() throws Exception {
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, 5, 3, 1, 0); SharedArray t = a.transpose();
+             SharedArray b = SharedArray.create(DType.INT32, 2, 3, 4); SharedArray s = b.slice(1, 2, 0, 1);
+             SharedArray p = s.permute(2, 1, 0)) {
+            String numpy = Python.run(String.join("\n",
+                "import sys, numpy as np",
+                "t = np.load(sys.argv[1], mmap_mode='r').T",
+                "p = np.load(sys.argv[2], mmap_mode='r')[:, 2:0, :].transpose(2, 1, 0)",
+                "print(t.shape, t.flags['C_CONTIGUOUS'], p.shape, p.flags['C_CONTIGUOUS'], t.reshape(0, 15).shape)"),
+                a.path().toString(), b.path().toString());
+            assertEquals("(0, 1, 3, 5) True (4, 0, 2) True (0, 15)", numpy);
+            assertArrayEquals(new long[] {0, 1, 3, 5}, t.shape());
+            assertArrayEquals(new long[] {4, 0, 2}, p.shape());
+            // before: both false (only a length-0 axis that came last counted), and reshape threw IllegalStateException
+            assertTrue(t.isContiguous());
+            assertTrue(p.isContiguous());
+            try (SharedArray r = t.reshape(0, 15); SharedArray q = p.reshape(2, 0)) {
+                assertArrayEquals(new long[] {0, 15}, r.shape());
+                assertArrayEquals(new long[] {2, 0}, q.shape());
+                assertEquals(0, r.toDoubleArray().length);
+                try (SharedArray reopened = SharedArray.open(Descriptor.fromBytes(q.descriptor().toBytes()))) {
+                    assertArrayEquals(new long[] {2, 0}, reopened.shape());
+                }
+            }
+        }
+    }
 }
