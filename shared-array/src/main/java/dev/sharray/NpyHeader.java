@@ -83,6 +83,11 @@ final class NpyHeader {
             }
         }
         int major = pre.get(6) & 0xff;
+        int minor = pre.get(7) & 0xff;
+        if (minor != 0) {
+            // only 1.0, 2.0 and 3.0 exist; NumPy refuses any other minor version, whose meaning is unknown
+            throw new InvalidDescriptorException("npy.version", "unsupported .npy format version " + major + "." + minor);
+        }
         long headerLength;
         int prefix;
         if (major == 1) {
@@ -95,7 +100,7 @@ final class NpyHeader {
             headerLength = pre.getInt(8) & 0xffffffffL;
             prefix = 12;
         } else {
-            throw new InvalidDescriptorException("npy.version", "unsupported .npy format version " + major + "." + (pre.get(7) & 0xff));
+            throw new InvalidDescriptorException("npy.version", "unsupported .npy format version " + major + "." + minor);
         }
         if (headerLength > MAX_HEADER || prefix + headerLength > fileSize) {
             throw new InvalidDescriptorException("npy.headerLength", headerLength + " bytes does not fit the file of " + fileSize + " bytes");

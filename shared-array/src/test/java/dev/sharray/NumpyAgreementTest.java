@@ -2,7 +2,11 @@ package dev.sharray;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Results NumPy computes from the same data, found by a differential run against NumPy. */
 class NumpyAgreementTest {
@@ -63,6 +67,44 @@ class NumpyAgreementTest {
                 try (SharedArray reopened = SharedArray.open(Descriptor.fromBytes(q.descriptor().toBytes()))) {
                     assertArrayEquals(new long[] {2, 0}, reopened.shape());
                 }
+            }
+        }
+    }
+
+    @Test
+    void npyFilesOfAnUnknownMinorVersionAreRefusedAsNumpyRefusesThem(@TempDir Path dir) throws Exception {
+        for (int[] version : new int[][] {{1, 1}, {2, 5}, {3, 9}}) {
+            byte[] header = NpyHeader.encode(DType.FLOAT64, new long[] {6});
+            if (version[0] != 1) {
+                // format 2.0 and 3.0 take a 4-byte header length: two more prefix bytes, two fewer spaces of padding
+                byte[] longer = new byte[header.length];
+                System.arraycopy(header, 0, longer, 0, 8);
+                longer[8] = (byte) (header.length - 12);
+                System.arraycopy(header, 10, longer, 12, header.length - 12);
+                header = longer;
+            }
+            header[6] = (byte) version[0];
+            header[7] = (byte) version[1];
+            Path file = dir.resolve("v" + version[0] + version[1] + ".npy");
+            Files.write(file, header);
+            Files.write(file, new byte[48], StandardOpenOption.APPEND);
+            String numpy = Python.run(String.join("\n",
+                "import sys, numpy as np",
+                "try:",
+                "    np.load(sys.argv[1], mmap_mode='r')",
+                "    print('loaded')",
+                "except ValueError as e:",
+                "    print('refused')"), file.toString());
+            assertEquals("refused", numpy);
+            // before: only the major version was checked, and 1.1 or 2.5 mapped as 1.0 or 2.0
+            InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> SharedArray.openNpy(file));
+            assertEquals("npy.version", e.field());
+            assertTrue(e.getMessage().contains(version[0] + "." + version[1]), e.getMessage());
+            header[7] = 0;
+            Files.write(file, header);
+            Files.write(file, new byte[48], StandardOpenOption.APPEND);
+            try (SharedArray ok = SharedArray.openNpy(file)) {
+                assertArrayEquals(new double[6], ok.toDoubleArray());
             }
         }
     }
