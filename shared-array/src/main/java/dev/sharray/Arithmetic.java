@@ -30,9 +30,8 @@ final class Arithmetic {
         }
         DType out = a.dtype == DType.FLOAT32 ? DType.FLOAT32 : DType.FLOAT64;
         if (out == DType.FLOAT32) {
-            // NumPy casts the scalar to float32 first and computes in float32; rounding only the double result
-            // differed ([1f] + 16777217 gave 16777218, NumPy 16777216). Two floats' +, -, *, / in double, rounded
-            // once to float, is exactly the float32 operation.
+            // NumPy casts the scalar to float32 first ([1f] + 16777217 is 16777216 there). Two floats' +, -, *, /
+            // computed in double and rounded once to float is exactly the float32 operation.
             s = (float) s;
         }
         double[] v = a.valuesAsDoubles();

@@ -119,10 +119,8 @@ final class Shapes {
     }
 
     /**
-     * True when the view is row-major and dense (axes of length 1 may have any stride), and for every empty view,
-     * as NumPy's {@code C_CONTIGUOUS}: the scan used to stop only at an axis of length 0 it reached, so an empty
-     * view whose length-0 axis is not last, such as (5, 3, 1, 0) transposed or (2, 3, 4) sliced to (2, 0, 4) and
-     * permuted to (4, 0, 2), counted as not contiguous and could not be reshaped.
+     * True when the view is row-major and dense (axes of length 1 may have any stride), and for every empty view
+     * whatever its strides, as NumPy's {@code C_CONTIGUOUS}: an empty view holds no bytes to be out of order.
      */
     static boolean isCContiguous(long[] shape, long[] strides, int itemSize) {
         if (isEmpty(shape)) {
