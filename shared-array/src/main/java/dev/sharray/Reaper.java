@@ -80,7 +80,7 @@ final class Reaper {
         try (DirectoryStream<Path> refPaths = Files.newDirectoryStream(folder, "*.ref")) {
             for (Path refPath : refPaths) {
                 final RefCountFile copy = RefCountFile.readCopy(refPath, pass.scratch);
-                if (copy == null || !leavesWorkFor(pid, copy)) {
+                if (copy == null || !copy.looksCorrupt() && !leavesWorkFor(pid, copy)) {
                     continue;
                 }
                 final RefCountFile refs;
@@ -163,7 +163,8 @@ final class Reaper {
         if (copy == null) {
             return false; // being created or deleted right now, or not ours
         }
-        if (copy.state() == RefCountFile.LIVE && copy.hasLiveHolder() && !copy.hasReclaimableSlot()) {
+        if (!copy.looksCorrupt() && copy.state() == RefCountFile.LIVE && copy.hasLiveHolder()
+            && !copy.hasReclaimableSlot()) {
             return true; // the common case in a live owner's folder: nothing to change, no mapping
         }
         RefCountFile refs;

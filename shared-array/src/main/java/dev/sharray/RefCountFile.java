@@ -109,13 +109,15 @@ final class RefCountFile {
     /**
      * Reads the file into {@code scratch} with one read call instead of mapping it: a scan over many arrays maps
      * only those it must change (a map, its first-touch fault and the unmap cost several times the read). The
-     * copy answers the readers ({@link #state()}, {@link #hasSlotOf}, {@link #hasReclaimableSlot()}, ...) as the
-     * file stood at one instant; it must not be changed. A decision to leave a file alone is safe on such a copy:
-     * what a dead process wrote no longer changes, and what live processes change concerns them.
+     * copy answers the readers ({@link #state()}, {@link #hasSlotOf}, {@link #hasReclaimableSlot()}, ...) with
+     * what each word held when the read passed it, while other processes may be changing the file; it must not be
+     * changed. It is fit to decide to leave a file alone: what a dead process wrote no longer changes, and what
+     * live processes change concerns them. A read is not atomic per word, so a copy that {@link #looksCorrupt()}
+     * may have caught a slot mid-change: map the file to judge it.
      *
      * @param scratch a direct buffer of {@link #FILE_SIZE} bytes, reused from one call to the next
-     * @return the copy, or null when the file is gone, unreadable, or refused by {@link #open} (not yet or not a
-     *     reference file, or corrupt)
+     * @return the copy, or null when the file is gone, unreadable, of another size or without a reference file's
+     *     header (being created, or not one: {@link #open} refuses those too)
      */
     static RefCountFile readCopy(Path path, ByteBuffer scratch) {
         scratch.clear();
@@ -131,9 +133,14 @@ final class RefCountFile {
             return null;
         }
         final RefCountFile copy = new RefCountFile(path, scratch.clear());
-        final boolean valid = copy.buffer.getInt(0) == MAGIC && copy.buffer.getInt(4) == VERSION
-            && copy.buffer.getInt(12) == SLOTS && copy.corruption() == null;
-        return valid ? copy : null; // what open() refuses
+        final boolean header = copy.buffer.getInt(0) == MAGIC && copy.buffer.getInt(4) == VERSION
+            && copy.buffer.getInt(12) == SLOTS;
+        return header ? copy : null;
+    }
+
+    /** @return whether the state or a slot holds what no sharray process writes (what {@link #open} refuses) */
+    boolean looksCorrupt() {
+        return corruption() != null;
     }
 
     /**

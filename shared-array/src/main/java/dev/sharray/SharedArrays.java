@@ -82,20 +82,28 @@ public final class SharedArrays {
         return result;
     }
 
-    /** Reads a copy of the reference file: listing changes nothing, so it maps nothing. */
+    /** Reads a copy of the reference file: listing changes nothing, so it maps only what the copy cannot settle. */
     private static ArrayInfo describe(Path refPath, long ownerPid, boolean ownerAlive, ByteBuffer scratch) {
-        final RefCountFile refs = RefCountFile.readCopy(refPath, scratch);
-        if (refs == null || refs.state() != RefCountFile.LIVE) {
+        RefCountFile refs = RefCountFile.readCopy(refPath, scratch);
+        if (refs == null) {
             return null;
         }
-        String name = refPath.getFileName().toString();
-        Path data = refPath.resolveSibling(name.substring(0, name.length() - 4) + ".npy");
         try {
+            if (refs.looksCorrupt()) {
+                refs = RefCountFile.open(refPath); // a slot caught mid-change, or corrupt indeed: then open refuses
+            }
+            if (refs.state() != RefCountFile.LIVE) {
+                return null;
+            }
+            String name = refPath.getFileName().toString();
+            Path data = refPath.resolveSibling(name.substring(0, name.length() - 4) + ".npy");
             NpyHeader h = Segments.readHeader(data);
             Map<Long, Long> holders = refs.holders();
             return new ArrayInfo(data, h.dtype, h.shape, Files.size(data), holders, ownerPid, ownerAlive);
         } catch (IOException | RuntimeException e) {
             return null;
+        } finally {
+            refs.unmap(); // nothing for a copy
         }
     }
 
