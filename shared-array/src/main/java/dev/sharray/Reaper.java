@@ -25,6 +25,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class Reaper {
     private static final AtomicBoolean STARTED = new AtomicBoolean();
     static final String DELETING_PREFIX = ".deleting-";
+    /** Test hook: runs in a pass when it is about to delete an array it found without a live holder. */
+    static volatile java.util.function.Consumer<Path> beforeDelete;
 
     private Reaper() {
     }
@@ -177,17 +179,33 @@ final class Reaper {
             pass.referencesReclaimed += refs.reclaimDead();
             final Path data = dataPathOf(refPath);
             if (refs.state() != RefCountFile.LIVE) {
-                pass.deleted(Segments.finishAbandonedDelete(refs, data), data);
-                return refs.state() == RefCountFile.LIVE && refs.hasLiveHolder(); // a holder kept it after all
+                // not finished here: a live deleter is at work, and may yet give the array back to a holder that
+                // took its reference just before its CAS (or the deleter cannot be judged, see tryTakeOverDelete)
+                return notDeleted(refs, Segments.finishAbandonedDelete(refs, data), data, pass);
             }
             if (refs.hasLiveHolder()) {
                 return true;
             }
-            pass.deleted(Segments.deleteIfUnreferenced(refs, data), data);
-            return false;
+            final java.util.function.Consumer<Path> hook = beforeDelete;
+            if (hook != null) {
+                hook.accept(refPath);
+            }
+            // a process may take a reference between the check above and the delete, which it then keeps
+            return notDeleted(refs, Segments.deleteIfUnreferenced(refs, data), data, pass);
         } finally {
             refs.unmap();
         }
+    }
+
+    /**
+     * Counts an attempt to delete an array that has no live holder as of the pass's check.
+     *
+     * @return whether the array may still be held, which keeps its folder: the attempt failed (a process took a
+     *     reference meanwhile, or another is deleting it) and the array is not DELETED
+     */
+    private static boolean notDeleted(RefCountFile refs, long freed, Path data, Pass pass) {
+        pass.deleted(freed, data);
+        return freed < 0 && refs.state() != RefCountFile.DELETED;
     }
 
     private static Path dataPathOf(Path refPath) {

@@ -1,0 +1,132 @@
+package dev.sharray;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The reaper removes the folder of a dead owner when no live process holds an array in it. It judged an array
+ * it could not delete as not held: when a live process took a reference between the reaper's check for live
+ * holders and its own attempt to delete (the attempt then fails, as it must), or when a live process was in
+ * the middle of a deletion that a holder's reference makes it undo. The folder was then deleted with the
+ * array in it, under a live holder: the file was unlinked (no other process could open the array any more)
+ * while that holder still used it.
+ */
+class DeadOwnerFolderRaceTest {
+
+    private String before;
+
+    /** A private root: no other process's reaper (another test JVM's) reaps the dead owner's folder first. */
+    @BeforeEach
+    void privateRoot(@TempDir Path root) {
+        before = System.getProperty("sharray.tempFolder");
+        System.setProperty("sharray.tempFolder", root.toString()); // children inherit it (ChildJvm)
+    }
+
+    @AfterEach
+    void restore() {
+        Reaper.beforeDelete = null;
+        if (before == null) {
+            System.clearProperty("sharray.tempFolder");
+        } else {
+            System.setProperty("sharray.tempFolder", before);
+        }
+    }
+
+    @Test
+    void anOpenBetweenTheReapersHolderCheckAndItsDeleteKeepsTheArrayAndItsFolder() throws Exception {
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of());
+             ChildJvm opener = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
+            owner.expect("ready ");
+            opener.expect("ready ");
+            owner.send("create FLOAT64 1000");
+            final String hex = owner.expect("desc ");
+            final Path data = Descriptor.fromBytes(HexFormat.of().parseHex(hex)).path();
+            owner.kill9(); // its folder and its one array, whose only (dead) holder it was, await the reaper
+
+            // the reaper found no live holder; the opener takes its reference right then
+            final String[] id = new String[1];
+            Reaper.beforeDelete = ref -> {
+                if (ref.getFileName().equals(Segments.refPathFor(data).getFileName())) {
+                    Reaper.beforeDelete = null;
+                    opener.send("open " + hex);
+                    try {
+                        id[0] = opener.expect("id ");
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+            };
+            SharedArrays.reap();
+
+            assertTrue(id[0] != null, "the opener opened the array in the reaper's window");
+            assertHeldAndIntact(opener, id[0], hex, data);
+        }
+    }
+
+    @Test
+    void anArrayALiveDeleterIsAboutToGiveBackToItsHolderKeepsItsFolder() throws Exception {
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of());
+             ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
+            owner.expect("ready ");
+            holder.expect("ready ");
+            owner.send("create FLOAT64 1000");
+            final String hex = owner.expect("desc ");
+            final Path data = Descriptor.fromBytes(HexFormat.of().parseHex(hex)).path();
+            holder.send("open " + hex);
+            final String id = holder.expect("id ");
+            owner.kill9();
+            // a live process (init stands for it) saw a total of 0 just before the holder's reference and moved the
+            // state to DELETING: it rereads the total, sees the holder and reverts to LIVE. A pass meanwhile:
+            writeDeletion(Segments.refPathFor(data), 1, ProcessIdentity.startOf(1));
+
+            SharedArrays.reap();
+
+            assertTrue(Files.exists(data), "the folder of the dead owner was deleted with the array a live process holds");
+            writeLive(Segments.refPathFor(data)); // the deleter reverts
+            assertHeldAndIntact(holder, id, hex, data);
+        }
+    }
+
+    /** The holder's array still has its files, opens here, and shows what the holder writes. */
+    private static void assertHeldAndIntact(ChildJvm holder, String id, String hex, Path data) throws Exception {
+        assertTrue(Files.exists(data), "the data file of an array a live process holds was deleted");
+        assertTrue(Files.exists(Segments.refPathFor(data)), "its refcount file was deleted");
+        holder.send("set " + id + " 7 5");
+        assertEquals("ok", holder.readLine());
+        try (SharedArray a = SharedArray.open(Descriptor.fromBytes(HexFormat.of().parseHex(hex)))) {
+            assertEquals(7.0, a.getDouble(5), "the holder and this process share the array");
+        }
+        holder.send("release " + id);
+        assertEquals("ok", holder.readLine());
+        SharedArrays.reap();
+        assertTrue(!Files.exists(data) && !Files.exists(data.getParent()), "once released, the array and its folder go");
+    }
+
+    private static void writeDeletion(Path ref, long pid, long start) throws Exception {
+        try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, start), 24);
+            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, pid), 16);
+            ch.write(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0, RefCountFile.DELETING), 8);
+        }
+    }
+
+    private static void writeLive(Path ref) throws Exception {
+        try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, 0), 16);
+            ch.write(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0, RefCountFile.LIVE), 8);
+        }
+    }
+}
