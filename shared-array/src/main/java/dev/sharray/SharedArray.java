@@ -38,6 +38,8 @@ import org.agrona.UnsafeApi;
  * speed); a busy common pool leaves it to the calling thread.
  */
 public final class SharedArray extends NdArray implements AutoCloseable {
+    /** Test hook: runs in {@link #open} once a descriptor's path is resolved, before the file is checked and mapped. */
+    static volatile java.util.function.Consumer<Path> afterResolve;
     private static final VarHandle RELEASED;
     private static final AtomicLong SEQUENCE = new AtomicLong();
     private static final long PAGE = 4096;
@@ -203,6 +205,10 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         Segment seg = Segments.reuseMappedArray(descriptor.path());
         if (seg == null) {
             final Path real = realDescriptorPath(descriptor.path());
+            final java.util.function.Consumer<Path> hook = afterResolve;
+            if (hook != null) {
+                hook.accept(real);
+            }
             final boolean sharrayFile = TempFolders.isSharrayDataFile(real);
             final boolean allowed = SharedArrays.isAllowedFolder(real);
             if (!sharrayFile && !allowed) {
@@ -211,10 +217,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             if (!allowed) {
                 TempFolders.requireOwnUserFolder(real);
             }
-            if (!Files.isRegularFile(real)) {
-                // a directory or a FIFO would fail later with a bare I/O error, or block
-                throw new InvalidDescriptorException("path", real + " is not a regular file");
-            }
+            requireRegularFile(real); // a directory or a FIFO would fail later with a bare I/O error, or block
             seg = openSegment(real, sharrayFile);
         }
         try {
@@ -237,12 +240,29 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     public static SharedArray openNpy(Path file) {
         Objects.requireNonNull(file, "file");
         Path real = realPath(file.toAbsolutePath());
-        if (!Files.isRegularFile(real)) {
-            throw new InvalidDescriptorException("path", real + " is not a regular file");
-        }
+        requireRegularFile(real);
         Segment seg = openSegment(real, TempFolders.isSharrayDataFile(real));
         NpyHeader h = seg.header;
         return new SharedArray(seg, h.dtype, h.shape.clone(), h.strides(), h.dataOffset);
+    }
+
+    /**
+     * Refuses a path that is not a regular file. A file that is gone since its path resolved was deleted meanwhile
+     * by the last holder of its array (in any process): that is an array released, as when the path does not
+     * resolve at all, not a malformed descriptor.
+     */
+    private static void requireRegularFile(Path real) {
+        boolean regular;
+        try {
+            regular = Files.readAttributes(real, java.nio.file.attribute.BasicFileAttributes.class).isRegularFile();
+        } catch (NoSuchFileException e) {
+            throw Segments.released(real);
+        } catch (IOException e) {
+            regular = false;
+        }
+        if (!regular) {
+            throw new InvalidDescriptorException("path", real + " is not a regular file");
+        }
     }
 
     private static Segment openSegment(Path real, boolean sharrayFile) {
