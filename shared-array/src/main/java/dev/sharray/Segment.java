@@ -20,6 +20,11 @@ final class Segment {
     private final AtomicLong localCount;
     /** Guarded by {@link Segments}' lock. */
     boolean closed;
+    /**
+     * Set by the exit hook before it drops this process's references on the file ({@link Segments#onExit()}):
+     * threads that still run then release handles whose references are gone already.
+     */
+    volatile boolean droppedAtExit;
 
     Segment(Path dataPath, Path refPath, Mapping mapping, NpyHeader header, RefCountFile refs, int slot, long initialLocal) {
         this.dataPath = dataPath;

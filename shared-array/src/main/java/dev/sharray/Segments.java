@@ -207,13 +207,24 @@ final class Segments {
      * {@link #retainMappings(long)}), the last one anywhere deletes the files.
      */
     static void release(Segment s) {
-        if (s.dropRef() != 0) {
+        final long left;
+        try {
+            left = s.dropRef();
+        } catch (IllegalStateException e) {
+            if (s.droppedAtExit) {
+                return; // the exit hook dropped this handle's reference, while this thread still ran
+            }
+            throw e;
+        }
+        if (left != 0) {
             return;
         }
         boolean retire;
         synchronized (Segments.class) {
-            if (s.closed || s.localReferences() != 0) {
-                return; // reopened meanwhile, or already closed
+            if (s.closed || s.localReferences() != 0 || s.droppedAtExit) {
+                // reopened meanwhile, or already closed; or the process is exiting: its mappings are left to it,
+                // as other threads may still use handles whose references the exit hook dropped
+                return;
             }
             s.closed = true;
             OPEN.remove(s.dataPath, s);
@@ -366,6 +377,7 @@ final class Segments {
         for (Segment s : segments) {
             if (s.refs != null) {
                 try {
+                    s.droppedAtExit = true;
                     s.refs.dropSlot(s.slot);
                     s.refs.reclaimDead();
                     deleteIfUnreferenced(s.refs, s.dataPath);
