@@ -44,6 +44,9 @@ final class RefCountFile {
     private static final long RECLAIMING = -1;
     private static final long DELETING_TIMEOUT_NANOS = 2_000_000_000L;
 
+    /** Test hook: runs between the two reads of a slot that decide whether it may be reclaimed. */
+    static volatile Runnable betweenSlotReads;
+
     private final Path path;
     private final Mapping mapping;
     private final UnsafeBuffer buffer;
@@ -354,9 +357,16 @@ final class RefCountFile {
      */
     private boolean isReclaimable(int slot, long pid) {
         final int o = ownerOffset(slot);
+        // the count before the start: a claimer stores its start before its first reference, so a count read first
+        // that is positive comes with the start. Read the other way round, a claim in progress (start 0 when read)
+        // whose holder then took its reference (count 1 when read) looked corrupt, and a live holder's slot was freed.
+        final long count = buffer.getLongVolatile(o + 16);
+        final Runnable hook = betweenSlotReads;
+        if (hook != null) {
+            hook.run();
+        }
         final long start = buffer.getLongVolatile(o + 8);
-        return pid > 0 && (countsWithoutIdentity(pid, start, buffer.getLongVolatile(o + 16))
-            || !ProcessIdentity.isAlive(pid, start));
+        return pid > 0 && (countsWithoutIdentity(pid, start, count) || !ProcessIdentity.isAlive(pid, start));
     }
 
     private long reclaimIfDead(int slot) {
