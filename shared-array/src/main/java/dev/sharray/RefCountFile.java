@@ -268,6 +268,24 @@ final class RefCountFile {
         return buffer.getLongVolatile(countOffset(slot));
     }
 
+    /**
+     * Gives back this process's slot once it counts no reference: a long-lived process that let go of the array
+     * (a worker that retains its mapping for the next task, a service that opened it once) must not keep one of
+     * the file's {@value #SLOTS} slots, or the array could not be opened by more processes over time than it has
+     * slots. The caller serialises claims and frees within the process; no other process writes a live
+     * process's slot.
+     */
+    void freeSlot(int slot) {
+        final int o = ownerOffset(slot);
+        if (buffer.getLongVolatile(o) != ProcessIdentity.PID || buffer.getLongVolatile(o + 16) != 0) {
+            return;
+        }
+        // the start first: our pid without a start reads as a claim in progress, which no reclaimer frees; the
+        // other order would let a new claimer's pid pair with our start for a moment and be judged dead
+        buffer.putLongVolatile(o + 8, 0);
+        buffer.compareAndSetLong(o, ProcessIdentity.PID, 0);
+    }
+
     /** Drops every reference of this process at once (process exit). */
     void dropSlot(int slot) {
         buffer.putLongVolatile(countOffset(slot), 0);

@@ -14,7 +14,12 @@ final class Segment {
     final Mapping mapping;
     final NpyHeader header;
     final RefCountFile refs;
-    final int slot;
+    /**
+     * This process's slot in {@link #refs} while the segment is open: given back when its last reference goes,
+     * claimed again when a retained mapping is reused. Written under {@link Segments}' lock, before the segment
+     * is handed out.
+     */
+    int slot;
     /** Blocks of {@link #mapping} this process has populated, created on the first {@link SharedArray#prefault()}. */
     private volatile PopulatedBlocks populated;
     private final AtomicLong localCount;

@@ -68,6 +68,7 @@ final class Segments {
             int slot = refs.claimSlot();
             refs.reclaimDead();
             if (!refs.tryAcquire(slot)) {
+                refs.freeSlot(slot);
                 throw released(realDataPath);
             }
             try {
@@ -76,6 +77,7 @@ final class Segments {
                 return s;
             } catch (RuntimeException e) {
                 refs.decrement(slot);
+                refs.freeSlot(slot);
                 throw e;
             }
         } catch (RuntimeException e) {
@@ -138,10 +140,19 @@ final class Segments {
         }
         retainedBytes -= retired.mapping.length();
         retired.refs.reclaimDeadUnlessHeld();
-        if (retired.refs.state() == RefCountFile.LIVE && retired.refs.tryAcquire(retired.slot)) {
-            retired.closed = false;
-            OPEN.put(realPath, retired);
-            return retired;
+        if (retired.refs.state() == RefCountFile.LIVE) {
+            try {
+                retired.slot = retired.refs.claimSlot(); // given back when it was retired
+            } catch (IllegalStateException e) { // every slot taken by live processes
+                unmapRetired(retired);
+                throw e;
+            }
+            if (retired.refs.tryAcquire(retired.slot)) {
+                retired.closed = false;
+                OPEN.put(realPath, retired);
+                return retired;
+            }
+            retired.refs.freeSlot(retired.slot);
         }
         unmapRetired(retired);
         return null;
@@ -228,6 +239,9 @@ final class Segments {
             }
             s.closed = true;
             OPEN.remove(s.dataPath, s);
+            if (s.refs != null) {
+                s.refs.freeSlot(s.slot); // under the lock: an open of the same file here claims a slot anew
+            }
             retire = s.refs != null && s.mapping.length() <= retainBudget;
         }
         if (s.refs == null) {
@@ -377,8 +391,13 @@ final class Segments {
         for (Segment s : segments) {
             if (s.refs != null) {
                 try {
-                    s.droppedAtExit = true;
-                    s.refs.dropSlot(s.slot);
+                    synchronized (Segments.class) {
+                        if (s.closed) {
+                            continue; // released meanwhile: its slot was given back, maybe claimed by another process
+                        }
+                        s.droppedAtExit = true;
+                        s.refs.dropSlot(s.slot);
+                    }
                     s.refs.reclaimDead();
                     deleteIfUnreferenced(s.refs, s.dataPath);
                 } catch (RuntimeException e) {

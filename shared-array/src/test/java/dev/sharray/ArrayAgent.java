@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   loop HEX THREADS ITERATIONS  -> "looped"       (open/release in loops on THREADS threads)
  *   reap                         -> "reaped FOLDERS ARRAYS"
  *   folder                       -> "folder PATH"   (this process's sharray folder, created; no array)
+ *   retain-mappings BYTES        -> "ok"           (SharedArrays.retainMappings, as a pool's worker does)
  *   exit                         -> exits normally (shutdown hooks run)
  * </pre>
  */
@@ -97,6 +98,10 @@ public final class ArrayAgent {
                     }
                     case "folder":
                         System.out.println("folder " + SharedArrays.processFolder());
+                        break;
+                    case "retain-mappings":
+                        SharedArrays.retainMappings(Long.parseLong(w[1]));
+                        System.out.println("ok");
                         break;
                     case "exit":
                         System.exit(0);
