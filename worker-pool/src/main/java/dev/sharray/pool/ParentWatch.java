@@ -21,10 +21,10 @@ final class ParentWatch {
      *
      * @param parentPid the pid of the JVM that launched this worker
      * @param loop      the worker's task loop, woken by the parent's doorbell (any bytes on stdin)
+     * @param in        the worker's stdin (not {@code System.in}, which tasks see empty)
      */
-    static void start(long parentPid, Thread loop) {
+    static void start(long parentPid, Thread loop, InputStream in) {
         final Thread stdin = new Thread(() -> {
-            final InputStream in = System.in;
             try {
                 final byte[] sink = new byte[64];
                 while (in.read(sink) >= 0) {

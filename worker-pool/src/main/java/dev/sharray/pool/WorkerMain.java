@@ -3,6 +3,9 @@ package dev.sharray.pool;
 import dev.sharray.reducers.Reducer;
 import dev.sharray.reducers.Reducers;
 
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +48,12 @@ public final class WorkerMain {
             warm.setDaemon(true);
             warm.start();
         }
-        ParentWatch.start(Long.parseLong(args[3]), Thread.currentThread());
+        // stdin is the pool's control pipe (the parent's doorbell, and its end-of-file when the parent dies): a task
+        // reading System.in would block until the next doorbell and swallow it, or wait behind the watch thread's
+        // read. Tasks get an empty System.in, as a worker of a Python pool gets /dev/null.
+        final InputStream control = new FileInputStream(FileDescriptor.in);
+        System.setIn(InputStream.nullInputStream());
+        ParentWatch.start(Long.parseLong(args[3]), Thread.currentThread(), control);
         final Reducers reducers = reducersFromProperty();
         try (RingFile rings = RingFile.open(Path.of(args[0]));
              DoorbellRinger parentDoorbell = new DoorbellRinger(Path.of(args[1]))) {
