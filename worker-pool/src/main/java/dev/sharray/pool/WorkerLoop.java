@@ -112,6 +112,7 @@ final class WorkerLoop {
         rings.markSleeping();
         if (reader.isEmpty()) {
             LockSupport.parkNanos(this, SLEEP_NANOS);
+            Thread.interrupted(); // an interrupt from a task's leftover thread must not make every later park return at once
         }
         rings.clearSleeping();
     }
@@ -400,6 +401,9 @@ final class WorkerLoop {
             } catch (Throwable t) {
                 error = t;
             }
+            // a function that left this thread interrupted must not interrupt the next task (its first sleep or
+            // wait would throw) nor turn the idle loop's parks into a busy spin
+            Thread.interrupted();
         }
         fn = null;
         arg = null;

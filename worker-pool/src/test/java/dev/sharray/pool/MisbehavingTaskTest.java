@@ -59,4 +59,17 @@ class MisbehavingTaskTest {
         assertEquals(List.of(2, 3), pool.map((Integer x) -> x + 1, List.of(1, 2)));
         assertEquals(workers, pool.workerPids(), "no worker died");
     }
+
+    @Test
+    void aTaskThatLeavesItsThreadInterruptedDoesNotInterruptTheNextOne() throws Exception {
+        final List<Long> workers = pool.workerPids();
+        assertEquals(true, get(pool.submit((Integer x) -> {
+            Thread.currentThread().interrupt();
+            return Thread.currentThread().isInterrupted();
+        }, 1)));
+        // before: the flag stayed on the worker's thread: the next task found it set (and its first sleep threw),
+        // and the idle worker's parks returned at once, a busy spin
+        assertEquals(false, get(pool.submit((Integer x) -> Thread.currentThread().isInterrupted(), 1)));
+        assertEquals(workers, pool.workerPids(), "no worker died");
+    }
 }
