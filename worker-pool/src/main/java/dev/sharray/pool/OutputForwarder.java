@@ -1,9 +1,7 @@
 package dev.sharray.pool;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -12,12 +10,15 @@ import java.util.List;
 
 /**
  * Forwards one output stream of a worker to the parent's console, line by line, each line prefixed
- * with the worker's id, and keeps the last lines for crash reports.
+ * with the worker's id, and keeps the last lines for crash reports. Lines longer than {@value #MAX_LINE_BYTES}
+ * bytes go out in pieces.
  */
 final class OutputForwarder {
     /** The JVM prints this for every start with the project's flags; it says nothing about the worker. */
     private static final String INCUBATOR_WARNING = "WARNING: Using incubator modules: jdk.incubator.vector";
     private static final int TAIL = 20;
+    /** The longest line forwarded (and kept for crash reports) in one piece, in bytes. */
+    static final int MAX_LINE_BYTES = 8192;
 
     private final ArrayDeque<String> tail = new ArrayDeque<>(TAIL);
     private final JvmFatalError fatalError = new JvmFatalError();
@@ -32,27 +33,76 @@ final class OutputForwarder {
      * @param name   thread name
      */
     OutputForwarder(InputStream in, String prefix, PrintStream target, String name) {
-        thread = new Thread(() -> {
-            try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-                    if (line.equals(INCUBATOR_WARNING)) {
-                        continue;
-                    }
-                    fatalError.accept(line);
-                    synchronized (tail) {
-                        if (tail.size() == TAIL) {
-                            tail.removeFirst();
-                        }
-                        tail.addLast(line);
-                    }
-                    target.println(prefix + line);
-                }
-            } catch (IOException ignored) {
-                // the stream closed under us: the worker is gone
-            }
-        }, name);
+        thread = new Thread(() -> forward(in, prefix, target), name);
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /**
+     * Reads the stream to its end, line by line ({@code \n}, {@code \r} or {@code \r\n} end a line, as for
+     * {@link java.io.BufferedReader#readLine}). A line longer than {@link #MAX_LINE_BYTES} goes out in pieces of at
+     * most that many bytes (cut between characters): a worker printing megabytes without a newline must not make this
+     * JVM hold them all, or run out of heap and stop draining the pipe, which would block the worker's next print.
+     */
+    private void forward(InputStream in, String prefix, PrintStream target) {
+        final byte[] chunk = new byte[8192];
+        final byte[] line = new byte[MAX_LINE_BYTES];
+        int length = 0;
+        boolean afterCr = false;
+        try (InputStream stream = in) {
+            for (int n = stream.read(chunk); n >= 0; n = stream.read(chunk)) {
+                for (int i = 0; i < n; i++) {
+                    final byte b = chunk[i];
+                    if (b == '\n' && afterCr) { // the second half of \r\n
+                        afterCr = false;
+                        continue;
+                    }
+                    afterCr = b == '\r';
+                    if (b == '\n' || b == '\r') {
+                        accept(new String(line, 0, length, StandardCharsets.UTF_8), prefix, target);
+                        length = 0;
+                        continue;
+                    }
+                    if (length == line.length) {
+                        final int cut = lastCharBoundary(line, length);
+                        accept(new String(line, 0, cut, StandardCharsets.UTF_8), prefix, target);
+                        System.arraycopy(line, cut, line, 0, length - cut);
+                        length -= cut;
+                    }
+                    line[length++] = b;
+                }
+            }
+            if (length > 0) {
+                accept(new String(line, 0, length, StandardCharsets.UTF_8), prefix, target);
+            }
+        } catch (IOException ignored) {
+            // the stream closed under us: the worker is gone
+        }
+    }
+
+    /** @return where to cut {@code bytes[0, length)} so no UTF-8 sequence is split: before an incomplete last one */
+    static int lastCharBoundary(byte[] bytes, int length) {
+        int i = length - 1;
+        while (i > 0 && length - i < 4 && (bytes[i] & 0xC0) == 0x80) {
+            i--;
+        }
+        final int lead = bytes[i] & 0xFF;
+        final int needs = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+        return i > 0 && length - i < needs ? i : length;
+    }
+
+    private void accept(String line, String prefix, PrintStream target) {
+        if (line.equals(INCUBATOR_WARNING)) {
+            return;
+        }
+        fatalError.accept(line);
+        synchronized (tail) {
+            if (tail.size() == TAIL) {
+                tail.removeFirst();
+            }
+            tail.addLast(line);
+        }
+        target.println(prefix + line);
     }
 
     /** @return the last lines seen, oldest first */

@@ -4,14 +4,23 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Functions that misbehave inside their worker JVM in ways that touch the worker itself (its standard streams,
@@ -71,5 +80,76 @@ class MisbehavingTaskTest {
         // and the idle worker's parks returned at once, a busy spin
         assertEquals(false, get(pool.submit((Integer x) -> Thread.currentThread().isInterrupted(), 1)));
         assertEquals(workers, pool.workerPids(), "no worker died");
+    }
+
+    @Test
+    void aWorkerPrintingMegabytesWithoutANewlineIsForwardedInBoundedPieces() throws Exception {
+        final LongestLine console = new LongestLine();
+        final PrintStream err = System.err;
+        final ProcessPool own;
+        System.setErr(new PrintStream(console, true)); // the pool forwards worker stderr to System.err as built
+        try {
+            own = ProcessPool.builder().workers(1).build();
+        } finally {
+            System.setErr(err);
+        }
+        try (own) {
+            final int bytes = 16 << 20;
+            final ExecutionException e = assertThrows(ExecutionException.class, () -> get(own.submit((Integer x) -> {
+                final byte[] z = new byte[1 << 20];
+                Arrays.fill(z, (byte) 'z');
+                for (int i = 0; i < bytes >> 20; i++) {
+                    System.err.write(z, 0, z.length);
+                }
+                System.err.flush();
+                System.exit(3);
+                return x;
+            }, 1)));
+            final WorkerCrashedException crash = assertInstanceOf(WorkerCrashedException.class, e.getCause());
+            // before: the forwarder read the 16 MiB as one line, held it, kept it as a "last stderr line", and put it
+            // in this message; a worker printing more than the parent's heap without a newline killed the forwarding
+            // thread with an OutOfMemoryError (the worker's next print then blocked on the full pipe)
+            for (String line : crash.lastStderrLines()) {
+                assertTrue(line.length() <= OutputForwarder.MAX_LINE_BYTES, "a kept line of " + line.length() + " chars");
+            }
+            assertTrue(crash.getMessage().length() < 200_000, "a crash message of " + crash.getMessage().length() + " chars");
+            assertEquals(2, get(own.submit((Integer x) -> x + 1, 1)), "the pool goes on");
+        }
+        assertTrue(console.longest <= OutputForwarder.MAX_LINE_BYTES + 100, "a forwarded line of " + console.longest + " bytes");
+        assertTrue(console.total >= 16 << 20, "all of it was forwarded: " + console.total + " bytes");
+    }
+
+    @Test
+    void aLongLineIsCutBetweenCharactersAndItsLineEndsAreKept() {
+        final String euros = "\u20ac".repeat(5000); // 15000 bytes of 3-byte characters
+        final byte[] text = (euros + "\r\nnext\rlast").getBytes(StandardCharsets.UTF_8);
+        final OutputForwarder f = new OutputForwarder(new ByteArrayInputStream(text), "",
+            new PrintStream(OutputStream.nullOutputStream()), "forwarder-test");
+        f.awaitEnd(10_000);
+        final List<String> lines = f.tail();
+        assertEquals(euros, lines.get(0) + lines.get(1), "no character split, nothing lost");
+        assertTrue(lines.get(0).getBytes(StandardCharsets.UTF_8).length <= OutputForwarder.MAX_LINE_BYTES);
+        assertEquals(List.of("next", "last"), lines.subList(2, 4));
+    }
+
+    /** Counts what is written to it, and the longest line. */
+    private static final class LongestLine extends OutputStream {
+        long total;
+        long longest;
+        private long current;
+
+        @Override
+        public synchronized void write(int b) {
+            total++;
+            current = b == '\n' ? 0 : current + 1;
+            longest = Math.max(longest, current);
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            for (int i = off; i < off + len; i++) {
+                write(b[i]);
+            }
+        }
     }
 }
