@@ -33,7 +33,8 @@ public final class WorkerMain {
     }
 
     /**
-     * Runs the worker until the parent says stop or goes away.
+     * Runs the worker until the parent says stop or goes away, then exits (threads a task left running do not keep
+     * it alive).
      *
      * @param args ring file, parent's result doorbell socket, worker id, parent pid
      * @throws Exception when the ring file cannot be mapped (the parent sees the exit and the stderr lines)
@@ -60,6 +61,9 @@ public final class WorkerMain {
             new WorkerLoop(rings, parentDoorbell, reducers, Long.getLong(MAX_BYTES_PROPERTY, 1 << 20),
                 Long.getLong(RETAIN_BYTES_PROPERTY, 0)).run();
         }
+        // the parent said stop: exit now, through the shutdown hooks, even when a task left a non-daemon thread
+        // running (returning from main would wait for it, and the parent would kill this JVM after its grace)
+        System.exit(0);
     }
 
     private static Reducers reducersFromProperty() throws ReflectiveOperationException {

@@ -3,6 +3,7 @@ package dev.sharray.pool;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -10,6 +11,8 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -130,6 +133,36 @@ class MisbehavingTaskTest {
         assertEquals(euros, lines.get(0) + lines.get(1), "no character split, nothing lost");
         assertTrue(lines.get(0).getBytes(StandardCharsets.UTF_8).length <= OutputForwarder.MAX_LINE_BYTES);
         assertEquals(List.of("next", "last"), lines.subList(2, 4));
+    }
+
+    @Test
+    void aNonDaemonThreadATaskLeftRunningDoesNotKeepItsWorkerFromAnOrderlyExit(@TempDir Path dir) throws Exception {
+        final String marker = dir.resolve("hooks-ran").toString();
+        try (ProcessPool own = ProcessPool.builder().workers(1).build()) {
+            assertEquals(1, get(own.submit((Integer x) -> {
+                final Thread spinner = new Thread(() -> {
+                    while (true) {
+                        try {
+                            Thread.sleep(60_000);
+                        } catch (InterruptedException ignored) {
+                            // keep running
+                        }
+                    }
+                }, "user-non-daemon");
+                spinner.start();
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    try {
+                        Files.createFile(Path.of(marker));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }));
+                return x;
+            }, 1)));
+        }
+        // before: at STOP the worker's main returned, but the JVM waited for the user's thread; close() waited out
+        // its 5 s grace per worker and killed it with SIGKILL, so no shutdown hook ran (nor the worker's own releases)
+        assertTrue(Files.exists(Path.of(marker)), "the worker exited through its shutdown hooks");
     }
 
     /** Counts what is written to it, and the longest line. */
