@@ -29,6 +29,11 @@ public final class WorkerMain {
      */
     public static final String RETAIN_BYTES_PROPERTY = "sharray.pool.retainMappingBytes";
 
+    /** System property: how long a worker's shutdown hooks may run once it exits, in milliseconds, before it halts. */
+    static final String EXIT_GRACE_PROPERTY = "sharray.pool.exitGraceMillis";
+    /** Exit code of a worker halted because its shutdown hooks did not finish. */
+    static final int EXIT_HALTED = 75;
+
     private WorkerMain() {
     }
 
@@ -55,6 +60,7 @@ public final class WorkerMain {
         final InputStream control = new FileInputStream(FileDescriptor.in);
         System.setIn(InputStream.nullInputStream());
         ParentWatch.start(Long.parseLong(args[3]), Thread.currentThread(), control);
+        armExitBackstop();
         final Reducers reducers = reducersFromProperty();
         try (RingFile rings = RingFile.open(Path.of(args[0]));
              DoorbellRinger parentDoorbell = new DoorbellRinger(Path.of(args[1]))) {
@@ -64,6 +70,30 @@ public final class WorkerMain {
         // the parent said stop: exit now, through the shutdown hooks, even when a task left a non-daemon thread
         // running (returning from main would wait for it, and the parent would kill this JVM after its grace)
         System.exit(0);
+    }
+
+    /**
+     * Once this JVM starts to exit (a task called {@code System.exit}, or the parent said stop), its shutdown hooks
+     * get {@value #EXIT_GRACE_PROPERTY} milliseconds (default 5000, the parent's own grace at stop) before the JVM
+     * halts. A task's hook that never returns would otherwise leave the worker neither alive nor dead: its task never
+     * answers, and without a timeout the caller and {@code close()} wait forever.
+     */
+    private static void armExitBackstop() {
+        final long graceMillis = Long.getLong(EXIT_GRACE_PROPERTY, 5_000);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            // hooks run concurrently and the JVM waits for all of them: this one only starts the timer and returns
+            final Thread halt = new Thread(() -> {
+                try {
+                    Thread.sleep(graceMillis);
+                } catch (InterruptedException ignored) {
+                    // halt now
+                }
+                System.err.println("sharray worker: shutdown hooks still running " + graceMillis + " ms after exit began; halting");
+                Runtime.getRuntime().halt(EXIT_HALTED);
+            }, "sharray-exit-backstop");
+            halt.setDaemon(true);
+            halt.start();
+        }, "sharray-exit-backstop-arm"));
     }
 
     private static Reducers reducersFromProperty() throws ReflectiveOperationException {

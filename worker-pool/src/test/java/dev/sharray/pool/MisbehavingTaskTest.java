@@ -165,6 +165,32 @@ class MisbehavingTaskTest {
         assertTrue(Files.exists(Path.of(marker)), "the worker exited through its shutdown hooks");
     }
 
+    @Test
+    void aTaskThatExitsWhileAShutdownHookBlocksFailsAsACrashInsteadOfHanging() throws Exception {
+        try (ProcessPool own = ProcessPool.builder().workers(1).jvmOptions("-D" + WorkerMain.EXIT_GRACE_PROPERTY + "=500")
+                .build()) {
+            final ExecutionException e = assertThrows(ExecutionException.class, () -> get(own.submit((Integer x) -> {
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    while (true) {
+                        try {
+                            Thread.sleep(60_000);
+                        } catch (InterruptedException ignored) {
+                            // keep blocking
+                        }
+                    }
+                }));
+                System.exit(0);
+                return x;
+            }, 1, HANG)));
+            // before: System.exit blocked in the hook for good, the worker neither answered nor died, and the task hung
+            // (here until its timeout; without one, and close() with it, forever)
+            final WorkerCrashedException crash = assertInstanceOf(WorkerCrashedException.class, e.getCause());
+            assertEquals(WorkerMain.EXIT_HALTED, crash.exitCode(), crash.getMessage());
+            assertTrue(crash.getMessage().contains("shutdown hooks still running"), crash.getMessage());
+            assertEquals(2, get(own.submit((Integer x) -> x + 1, 1)), "the pool goes on");
+        }
+    }
+
     /** Counts what is written to it, and the longest line. */
     private static final class LongestLine extends OutputStream {
         long total;
