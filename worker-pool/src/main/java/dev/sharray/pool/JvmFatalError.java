@@ -16,6 +16,8 @@ final class JvmFatalError {
     private static final String MEMORY_BANNER = "# There is insufficient memory for the Java Runtime Environment to continue.";
     private static final String FRAME = "Problematic frame:";
     private static final String REPORT = "An error report file with more information is saved as:";
+    /** The process id on the banner's error line ("SIGSEGV (0xb) at pc=..., pid=1234, tid=1235"). */
+    private static final java.util.regex.Pattern PID = java.util.regex.Pattern.compile("\\bpid=(\\d+)\\b");
     /** The banner is ~20 lines; what follows it is not the JVM's. */
     private static final int MAX_LINES = 40;
 
@@ -50,6 +52,25 @@ final class JvmFatalError {
             sb.append(" in ").append(frame.replaceAll("\\s+", " "));
         }
         return sb.length() == 0 ? "JVM fatal error" : sb.toString();
+    }
+
+    /**
+     * @param pid the worker's process id
+     * @return whether the banner seen (if any) can be this worker's own: a banner naming another process ("pid=1234",
+     *         as HotSpot prints on its error line) is text a task printed, say a child JVM's output or an old report,
+     *         and says nothing about how this worker died
+     */
+    synchronized boolean mayBeFrom(long pid) {
+        if (block == null) {
+            return false;
+        }
+        for (String line : block) {
+            final java.util.regex.Matcher m = PID.matcher(line);
+            if (m.find()) {
+                return m.group(1).equals(Long.toString(pid));
+            }
+        }
+        return true;
     }
 
     /** @return the error report file the JVM named, or null (none written, or no banner) */

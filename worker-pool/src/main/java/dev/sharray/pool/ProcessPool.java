@@ -1162,8 +1162,11 @@ public final class ProcessPool implements AutoCloseable {
     /** @return the failure of the task a dead worker was running, with what its JVM said if it aborted */
     private static WorkerCrashedException crashOf(Worker w) {
         JvmFatalError fatal = w.stdout.fatalError();
-        if (fatal.summary() == null) {
+        if (!fatal.mayBeFrom(w.pid)) {
             fatal = w.stderr.fatalError(); // -XX:+DisplayVMOutputToStderr
+        }
+        if (!fatal.mayBeFrom(w.pid)) {
+            return new WorkerCrashedException(w.id, w.pid, w.exitCode(), w.stderr.tail(), null, null);
         }
         return new WorkerCrashedException(w.id, w.pid, w.exitCode(), w.stderr.tail(), fatal.summary(), fatal.reportFile());
     }

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -189,6 +190,27 @@ class MisbehavingTaskTest {
             assertTrue(crash.getMessage().contains("shutdown hooks still running"), crash.getMessage());
             assertEquals(2, get(own.submit((Integer x) -> x + 1, 1)), "the pool goes on");
         }
+    }
+
+    @Test
+    void aFatalErrorBannerATaskPrintedForAnotherProcessIsNotReportedAsItsWorkersCrash() throws Exception {
+        // what a task may print: a child JVM's output, or an old hs_err report
+        assertEquals(1, get(pool.submit((Integer x) -> {
+            System.out.println(String.join("\n", "#", "# A fatal error has been detected by the Java Runtime Environment:",
+                "#", "#  SIGSEGV (0xb) at pc=0x00007f0000001234, pid=1, tid=2", "#", "# Problematic frame:",
+                "# C  [libother.so+0x1234]", "#", "# An error report file with more information is saved as:",
+                "# /tmp/hs_err_pid1.log", "#"));
+            return x;
+        }, 1)));
+        final ExecutionException e = assertThrows(ExecutionException.class, () -> get(pool.submit((Integer x) -> {
+            System.exit(3);
+            return x;
+        }, 1)));
+        final WorkerCrashedException crash = assertInstanceOf(WorkerCrashedException.class, e.getCause());
+        // before: "died: exit code 3 after a JVM fatal error: SIGSEGV (0xb) ... pid=1 ... (error report /tmp/hs_err_pid1.log)"
+        assertEquals(Optional.empty(), crash.jvmFatalError(), crash.getMessage());
+        assertEquals(Optional.empty(), crash.errorReport(), crash.getMessage());
+        assertEquals(3, crash.exitCode());
     }
 
     /** Counts what is written to it, and the longest line. */
