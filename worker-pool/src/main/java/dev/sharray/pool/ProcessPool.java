@@ -1309,6 +1309,11 @@ public final class ProcessPool implements AutoCloseable {
     /**
      * Stops accepting tasks, waits for every submitted task to finish, then stops the workers and
      * removes the pool's files and mappings. Idempotent.
+     *
+     * <p>The wait has no bound of its own: a task without a timeout that never ends (an endless loop, a read that
+     * never returns) keeps {@code close()} waiting for as long. Give such tasks a timeout
+     * ({@link Builder#taskTimeout}, {@link #submit(RemoteFunction, Object, Duration)}), or call
+     * {@link #shutdownNow()}, from another thread too: it kills the workers and this {@code close()} returns.
      */
     @Override
     public void close() {

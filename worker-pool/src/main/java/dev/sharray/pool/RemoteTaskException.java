@@ -4,6 +4,10 @@ package dev.sharray.pool;
  * An exception thrown by a task in a worker, rebuilt in the caller's JVM: it keeps the remote
  * exception's class name ({@link #remoteClassName()}), message and stack trace, and its cause chain
  * as further {@code RemoteTaskException}s. The remote class need not exist in the caller's JVM.
+ *
+ * <p>What crosses is text: the exception's fields and suppressed exceptions do not (catch and rethrow in the task
+ * with a message that says what you need); a cause chain keeps its first 8 exceptions (a cycle of causes thus shows
+ * as its members repeated) and each stack trace its first 1024 frames.
  */
 public final class RemoteTaskException extends RuntimeException {
     private static final long serialVersionUID = 1L;
