@@ -44,7 +44,8 @@ import java.util.zip.CRC32C;
  *
  * <p>Cache root: {@code -Dsharray.nativeCache}, else {@code $XDG_CACHE_HOME/sharray}, else
  * {@code ~/.cache/sharray}; when that cannot be written, {@code java.io.tmpdir/sharray-<user>-native}
- * (created 0700 and refused unless owned by this user and closed to others).
+ * (created 0700 and refused unless owned by this user and closed to others). Under any root, a library is
+ * loaded only from a folder that no other user can change ({@link #requireSafeFolder}).
  *
  * <p>For sharray's modules; not a general-purpose API.
  */
@@ -175,14 +176,18 @@ public final class NativeFiles {
      */
     static Path extract(byte[] bytes, String fileName, Path root) throws IOException {
         Path folder = root.resolve(folderName(bytes)).toAbsolutePath();
-        Path target = folder.resolve(fileName);
         if (root.toAbsolutePath().equals(sharedTempRoot())) {
             checkPrivate(root.toAbsolutePath());
         }
-        if (matches(target, bytes)) {
-            return target;
+        if (Files.isDirectory(folder)) {
+            final Path target = requireSafeFolder(folder).resolve(fileName);
+            if (matches(target, bytes) && isSafeFile(target)) {
+                return target;
+            }
         }
         createPrivateFolders(folder);
+        folder = requireSafeFolder(folder);
+        final Path target = folder.resolve(fileName);
         deleteStaleTemps(folder, fileName);
         Path temp = folder.resolve("." + fileName + "." + ProcessHandle.current().pid() + "."
             + Long.toHexString(ThreadLocalRandom.current().nextLong()) + TEMP_SUFFIX);
@@ -234,6 +239,61 @@ public final class NativeFiles {
             return Arrays.equals(bytes, Files.readAllBytes(file));
         } catch (java.nio.file.NoSuchFileException e) {
             return false;
+        }
+    }
+
+    /**
+     * Any cache root may be shared with other users ({@code -Dsharray.nativeCache}, or {@code XDG_CACHE_HOME}
+     * naming a team's folder): a library is loaded only from a folder that no other user can change, or they
+     * could put their own code into this JVM by replacing the file, or a folder on its path, between the byte
+     * check and {@code dlopen}. The folder must belong to this user (or root) and be writable by no one else;
+     * each folder above it must belong to this user or root (or be the kernel's overflow uid, the owner shown
+     * for unmapped files in a user namespace) and be writable by others only when sticky, as {@code /tmp} is.
+     *
+     * @return the folder's real path, from which the library is then loaded (a symbolic link on the way is
+     *     checked where it leads, and not followed again at load time)
+     */
+    static Path requireSafeFolder(Path folder) throws IOException {
+        final Path real = folder.toRealPath();
+        for (Path p = real; p != null; p = p.getParent()) {
+            final java.util.Map<String, Object> a = Files.readAttributes(p, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+            final int owner = (Integer) a.get("uid");
+            final int mode = (Integer) a.get("mode");
+            final boolean leaf = p == real;
+            if (!(isOwnOrRoot(owner) || !leaf && owner == OVERFLOW_UID)) {
+                throw new IOException(p + " belongs to uid " + owner + ", another user: refusing to load a native library from "
+                    + real);
+            }
+            if ((mode & 0022) != 0 && (leaf || (mode & 01000) == 0)) {
+                throw new IOException(p + " is writable by other users (mode " + Integer.toOctalString(mode & 07777)
+                    + "): refusing to load a native library from " + real);
+            }
+        }
+        return real;
+    }
+
+    /** @return whether {@code file}, in a safe folder, is also safe to load: ours or root's, writable by no one else */
+    private static boolean isSafeFile(Path file) throws IOException {
+        final java.util.Map<String, Object> a = Files.readAttributes(file, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+        return isOwnOrRoot((Integer) a.get("uid")) && ((Integer) a.get("mode") & 0022) == 0;
+    }
+
+    private static boolean isOwnOrRoot(int owner) {
+        if (owner == 0) {
+            return true;
+        }
+        final Integer mine = TempFolders.effectiveUid(owner);
+        return mine == null || owner == mine;
+    }
+
+    /** The owner the kernel shows for a file whose uid is not mapped in this user namespace. */
+    private static final int OVERFLOW_UID = overflowUid();
+
+    private static int overflowUid() {
+        try {
+            return Integer.parseInt(Files.readString(Path.of("/proc/sys/kernel/overflowuid")).strip());
+        } catch (IOException | RuntimeException e) {
+            return 65534;
         }
     }
 

@@ -221,6 +221,18 @@ final class TempFolders {
             throw new IOException(dir + " is not a directory (a symbolic link or a file is in its place): refusing to use it");
         }
         int owner = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        Integer mine = effectiveUid(owner);
+        if (mine != null && owner != mine) {
+            throw new IOException(dir + " belongs to uid " + owner + ", not to this process's uid " + mine
+                + ": refusing to use it");
+        }
+    }
+
+    /**
+     * @param owner the owner of a file about to be checked: when /proc/self names that uid, no native call is made
+     * @return this process's effective uid, or null when it cannot be told
+     */
+    static Integer effectiveUid(int owner) {
         Integer mine = procSelfUid();
         if (mine == null || owner != mine) {
             // no /proc, or it names another uid (/proc/self belongs to root in a non-dumpable process): ask libc
@@ -229,10 +241,7 @@ final class TempFolders {
                 mine = euid;
             }
         }
-        if (mine != null && owner != mine) {
-            throw new IOException(dir + " belongs to uid " + owner + ", not to this process's uid " + mine
-                + ": refusing to use it");
-        }
+        return mine;
     }
 
     /**

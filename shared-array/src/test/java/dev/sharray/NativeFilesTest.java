@@ -135,6 +135,73 @@ class NativeFilesTest {
         }
     }
 
+    /**
+     * Any root may be a folder shared with other users ({@code -Dsharray.nativeCache}, {@code XDG_CACHE_HOME}):
+     * a cached copy with the right bytes is still not loaded from a folder another user can write to, or
+     * one inside such a folder, since that user could swap the file (or the folder) between the byte check
+     * and dlopen. The library goes to the next root instead. Runs as any user.
+     */
+    @Test
+    void aLibraryIsNeverLoadedFromAFolderOthersCanChange() throws IOException {
+        final URL url = jarUrl();
+        final Path fallback = tmp.resolve("cache-private");
+        final Path expected = fallback.resolve(NativeFiles.folderName(library)).resolve("libdemo.so");
+
+        // a team's cache root, open to all: another user's correct copy sits in a folder anyone can write to
+        final Path open = Files.createDirectory(tmp.resolve("cache-open"));
+        final Path planted = open.resolve(NativeFiles.folderName(library)).resolve("libdemo.so");
+        Files.createDirectories(planted.getParent());
+        Files.write(planted, library);
+        Files.setPosixFilePermissions(planted.getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertEquals(expected, NativeFiles.locate(url, List.of(open, fallback)));
+        IOException leaf = assertThrows(IOException.class, () -> NativeFiles.extract(library, "libdemo.so", open));
+        assertTrue(leaf.getMessage().contains("writable by other users"), leaf.getMessage());
+
+        // our own private folder, but inside a root anyone can write to (not sticky): it can be renamed away
+        Files.setPosixFilePermissions(planted.getParent(), PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertEquals(expected, NativeFiles.locate(url, List.of(open, fallback)));
+
+        // sticky, as /tmp is: others cannot rename or replace what is ours in it
+        Files.setAttribute(open, "unix:mode", 01777);
+        assertEquals(planted, NativeFiles.locate(url, List.of(open, fallback)));
+
+        // a copy in our folder that others can write to is replaced, not loaded
+        Files.setPosixFilePermissions(planted, PosixFilePermissions.fromString("rw-rw-rw-"));
+        assertEquals(planted, NativeFiles.locate(url, List.of(open)));
+        assertEquals("rwxr-xr-x", PosixFilePermissions.toString(Files.getPosixFilePermissions(planted)));
+        assertArrayEquals(library, Files.readAllBytes(planted));
+    }
+
+    /** As above, for folders that belong to another user: their owner can change them whatever their mode. */
+    @Test
+    void aLibraryIsNeverLoadedFromAnotherUsersFolder() throws IOException {
+        assertEquals(0, (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"),
+            "giving a folder to another uid needs root (CI runs as root, as the disk-full tests do)");
+        final URL url = jarUrl();
+        final Path fallback = tmp.resolve("cache-private-2");
+        final Path expected = fallback.resolve(NativeFiles.folderName(library)).resolve("libdemo.so");
+        final Path theirs = Files.createDirectory(tmp.resolve("cache-theirs"));
+        final Path planted = theirs.resolve(NativeFiles.folderName(library)).resolve("libdemo.so");
+        Files.createDirectories(planted.getParent());
+        Files.write(planted, library);
+
+        // their library folder (mode 0755: only they can write to it)
+        Files.setAttribute(planted.getParent(), "unix:uid", 4321);
+        Files.setAttribute(planted, "unix:uid", 4321);
+        assertEquals(expected, NativeFiles.locate(url, List.of(theirs, fallback)));
+        IOException leaf = assertThrows(IOException.class, () -> NativeFiles.extract(library, "libdemo.so", theirs));
+        assertTrue(leaf.getMessage().contains("belongs to uid 4321"), leaf.getMessage());
+
+        // our library folder inside their root: they can rename it away and put their own in its place
+        Files.setAttribute(planted.getParent(), "unix:uid", 0);
+        Files.setAttribute(planted, "unix:uid", 0);
+        Files.setAttribute(theirs, "unix:uid", 4321);
+        assertEquals(expected, NativeFiles.locate(url, List.of(theirs, fallback)));
+        Files.setAttribute(theirs, "unix:uid", 0);
+        assertEquals(planted, NativeFiles.locate(url, List.of(theirs, fallback)));
+    }
+
     @Test
     void jnaLoadsItsOwnLibraryFromTheCache() throws IOException {
         Path cache = tmp.resolve("cache-jna");
