@@ -250,10 +250,14 @@ public final class NativeFiles {
      * each folder above it must belong to this user or root (or be the kernel's overflow uid, the owner shown
      * for unmapped files in a user namespace) and be writable by others only when sticky, as {@code /tmp} is.
      *
+     * <p>The same goes for any file a JVM maps as code, such as a class-data (AppCDS) archive.
+     *
+     * @param folder an existing folder
      * @return the folder's real path, from which the library is then loaded (a symbolic link on the way is
      *     checked where it leads, and not followed again at load time)
+     * @throws IOException when another user could change the folder, or it cannot be checked
      */
-    static Path requireSafeFolder(Path folder) throws IOException {
+    public static Path requireSafeFolder(Path folder) throws IOException {
         final Path real = folder.toRealPath();
         for (Path p = real; p != null; p = p.getParent()) {
             final java.util.Map<String, Object> a = Files.readAttributes(p, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);

@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import dev.sharray.NativeFiles;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +34,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * Either way the archive is written under a private temporary name and renamed into place atomically, so
  * concurrent pools never see a partial archive. When a trainer that exited normally leaves no archive, or
  * the dump fails, a {@code .failed} marker stops further attempts for this configuration for a day.
+ *
+ * <p>Used and trained only in a folder no other user can change (see {@link #isSafeFolder}).
  *
  * <p>Off when the classpath holds a directory (CDS archives jars only: test runs from
  * {@code target/classes}), when the user passes CDS options, or with {@code -Dsharray.pool.cds=false}.
@@ -190,6 +193,9 @@ final class ClassDataArchive {
     synchronized List<String> optionsFor(int workerId) {
         final List<String> opts = new ArrayList<>();
         if (Files.isRegularFile(archive)) {
+            if (!isSafeFolder(archive.getParent())) {
+                return opts;
+            }
             opts.add("-XX:SharedArchiveFile=" + archive);
             opts.add("-Xshare:auto");
         } else if (trainer < 0 && !trainingUnderWay() && !failedRecently()) {
@@ -197,6 +203,9 @@ final class ClassDataArchive {
                 Files.createDirectories(archive.getParent(),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             } catch (IOException | UnsupportedOperationException e) {
+                return opts;
+            }
+            if (!isSafeFolder(archive.getParent())) {
                 return opts;
             }
             prune(archive.getParent());
@@ -212,6 +221,21 @@ final class ClassDataArchive {
             opts.add(o);
         }
         return opts;
+    }
+
+    /**
+     * A worker JVM maps the archive's classes as they are, unverified: like a native library, it is used (and
+     * trained) only in a folder no other user can change ({@link NativeFiles#requireSafeFolder}), as a cache
+     * folder named by {@code XDG_CACHE_HOME} or {@code -Dsharray.pool.cds.dir} may be shared with others.
+     * Otherwise the workers run without an archive.
+     */
+    private static boolean isSafeFolder(Path folder) {
+        try {
+            NativeFiles.requireSafeFolder(folder);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** Whether a recent temporary file of this archive shows another trainer or dump at work. */

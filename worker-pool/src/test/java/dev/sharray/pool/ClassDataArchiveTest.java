@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
@@ -131,6 +132,38 @@ class ClassDataArchiveTest {
                 FileTime.fromMillis(System.currentTimeMillis() - ClassDataArchive.FAILED_RETRY_MILLIS - 1000));
             final ClassDataArchive later = ClassDataArchive.forWorkers("/bin/false", jar.toString(), List.of(), List.of());
             assertFalse(later.optionsFor(1).isEmpty(), "never retried");
+        } finally {
+            System.clearProperty("sharray.pool.cds.dir");
+        }
+    }
+
+    /**
+     * A worker maps an archive's classes unverified: one in a folder another user can change (a shared cache
+     * named by XDG_CACHE_HOME or sharray.pool.cds.dir) is neither used nor trained into. Runs as any user.
+     */
+    @Test
+    void anArchiveInAFolderOthersCanChangeIsNotUsed(@TempDir Path dir) throws Exception {
+        final Path open = Files.createDirectory(dir.resolve("open"));
+        System.setProperty("sharray.pool.cds.dir", open.resolve("cds").toString());
+        try {
+            final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
+            final ClassDataArchive cds = ClassDataArchive.forWorkers("java", jar.toString(), List.of(), List.of());
+            Files.createDirectories(cds.archive().getParent());
+            Files.writeString(cds.archive(), "planted");
+
+            Files.setPosixFilePermissions(cds.archive().getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
+            assertTrue(cds.optionsFor(1).isEmpty(), "an archive in a folder anyone can write to was used");
+
+            // our own folder, inside one anyone can write to (not sticky): it can be renamed away and replaced
+            Files.setPosixFilePermissions(cds.archive().getParent(), PosixFilePermissions.fromString("rwx------"));
+            Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+            assertTrue(cds.optionsFor(1).isEmpty(), "an archive in a folder inside an open one was used");
+            Files.delete(cds.archive());
+            assertTrue(cds.optionsFor(1).isEmpty(), "trained into a folder inside an open one");
+
+            Files.setAttribute(open, "unix:mode", 01777); // sticky, as /tmp is: ours stays ours
+            Files.writeString(cds.archive(), "ours");
+            assertEquals(List.of("-XX:SharedArchiveFile=" + cds.archive(), "-Xshare:auto"), cds.optionsFor(1).subList(0, 2));
         } finally {
             System.clearProperty("sharray.pool.cds.dir");
         }
