@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -298,10 +299,18 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             }
             throw notInAFolder(lexical);
         } catch (IOException e) {
-            if (TempFolders.isSharrayDataFile(p.normalize())) {
+            final Path lexical = p.normalize();
+            if (e instanceof AccessDeniedException
+                && (TempFolders.isSharrayDataFile(lexical) || SharedArrays.isAllowedFolder(lexical))) {
+                // another user's folder (allowed here, or a sharray folder whose mode was changed): say so, not
+                // that the path is outside the allowed folders, nor the bare path that is the exception's message
+                throw new UncheckedIOException("cannot open " + p + ": permission denied on a folder on its path"
+                    + " (another user's?)", e);
+            }
+            if (TempFolders.isSharrayDataFile(lexical)) {
                 throw new UncheckedIOException("cannot resolve " + p + ": " + e.getMessage(), e);
             }
-            throw notInAFolder(p.normalize()); // e.g. "Not a directory": a path no array can have
+            throw notInAFolder(lexical); // e.g. "Not a directory": a path no array can have
         }
     }
 
