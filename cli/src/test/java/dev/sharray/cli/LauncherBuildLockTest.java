@@ -135,6 +135,35 @@ class LauncherBuildLockTest {
             "the command ran from the new build in target/, not from the copy of the build before");
     }
 
+    /**
+     * Another user runs the launcher of a checkout that needs a build (never built with ./sharray, or its
+     * sources changed): they can write neither target/ nor the build log there, so the launcher says that
+     * instead of "building..." and "build failed; see .../.build.log" for a log it could not write.
+     */
+    @Test
+    void anotherUsersCheckoutThatNeedsABuildSaysSoWithoutBuilding() throws Exception {
+        assertEquals(0, (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"),
+            "running the launcher as another user needs root (CI runs as root)");
+        Path bin = scratchCheckout();
+        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxr-xr-x")); // readable, not writable
+        List<String> cmd = List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+            "bash", root.resolve("sharray").toString(), "--help");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+        pb.environment().put("ROOT_UNDER_TEST", root.toString());
+        Process p = pb.start();
+        try {
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the launcher finished");
+            String out = new String(p.getInputStream().readAllBytes());
+            assertEquals(1, p.exitValue(), out);
+            assertTrue(out.contains(root + " needs a build, but ") && out.contains(" cannot write to it"), out);
+            assertFalse(out.contains("build failed") || out.contains("Permission denied"), out);
+        } finally {
+            p.destroyForcibly();
+        }
+        assertFalse(Files.exists(root.resolve("mvn-calls")), "Maven was not run");
+    }
+
     /** A source file newer than the last build. */
     private void touchSource() throws Exception {
         Path src = root.resolve("cli/src/Changed.java");
