@@ -33,8 +33,7 @@ final class TempFolders {
     /** Length of the random suffix of an owner folder's name (8 hex digits). */
     private static final int RANDOM_HEX = 8;
     /** Checked on every open of a descriptor: computed once (the user name does not change). */
-    private static final String USER_FOLDER_NAME =
-        "sharray-" + System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_");
+    private static final String USER_FOLDER_NAME = userFolderName(System.getProperty("user.name"));
     /** Keep this much free on /dev/shm beyond the array before choosing it. */
     private static final long SHM_HEADROOM = 64L << 20;
 
@@ -49,6 +48,33 @@ final class TempFolders {
 
     static String userFolderName() {
         return USER_FOLDER_NAME;
+    }
+
+    /**
+     * {@code sharray-<user name>}; for a uid without a name ({@code user.name} is {@code ?} when the uid has no
+     * passwd entry, as in containers run with an arbitrary uid), {@code sharray-uid<uid>}: one name for every
+     * such uid would make the first one's folder refuse all the others, so none of them could create an array.
+     */
+    static String userFolderName(String userName) {
+        if (userName == null || userName.isBlank() || userName.equals("?")) {
+            final Long uid = effectiveUidFromProc();
+            return uid == null ? "sharray-unknown" : "sharray-uid" + uid;
+        }
+        return "sharray-" + userName.replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+
+    /** @return the effective uid from /proc/self/status (no native call: this runs in class initialisation), or null */
+    private static Long effectiveUidFromProc() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Uid:")) {
+                    return Long.parseLong(line.substring(4).strip().split("\\s+")[1]); // real, effective, saved, fs
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no /proc
+        }
+        return null;
     }
 
     /**

@@ -95,6 +95,36 @@ class TempFoldersTest {
         assertTrue(Files.isRegularFile(file), "the file is left as it was");
     }
 
+    /**
+     * A uid without a passwd entry (a container run with an arbitrary uid) has user.name "?". Every such uid
+     * used to get the folder sharray-_, so the first one's folder refused all the others ("belongs to uid
+     * ...") and they could not create arrays at all: such a uid's folder is named by the uid. Runs as any user.
+     */
+    @Test
+    void aUidWithoutANameGetsAFolderOfItsOwn() throws Exception {
+        Path root = Files.createDirectory(temp.resolve("nameless"));
+        try (ChildJvm child = ChildJvm.start(CreateOne.class, List.of("-Duser.name=?", "-Dsharray.tempFolder=" + root))) {
+            String line = child.readLine();
+            assertTrue(line != null && line.startsWith("created "), line);
+            Path created = Path.of(line.substring("created ".length()));
+            assertEquals(root.toRealPath().resolve("sharray-uid" + myUid()), created.getParent().getParent(), line);
+        }
+        assertEquals("sharray-uid7", TempFolders.userFolderName("?").replaceAll("\\d+$", "7"));
+        assertEquals("sharray-alice", TempFolders.userFolderName("alice"));
+        assertEquals("sharray-a_b", TempFolders.userFolderName("a b"));
+    }
+
+    /** Child side: creates one array in the default root and prints its path. */
+    public static final class CreateOne {
+        public static void main(String[] args) {
+            try (SharedArray a = SharedArray.create(DType.FLOAT64, 4)) {
+                System.out.println("created " + a.path());
+            } catch (RuntimeException e) {
+                System.out.println("failed: " + e);
+            }
+        }
+    }
+
     /** A root holding this user's sharray-&lt;user&gt; folder; giving it to another uid later needs root. */
     private Path userFolderUnder(String rootName) throws Exception {
         assertEquals(0, myUid(), "giving a folder to another uid needs root (CI runs as root, as the disk-full tests do)");
