@@ -38,7 +38,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>Used and trained only in a folder no other user can change (see {@link #isSafeFolder}).
  *
  * <p>Off when the classpath holds a directory (CDS archives jars only: test runs from
- * {@code target/classes}), when the user passes CDS options, or with {@code -Dsharray.pool.cds=false}.
+ * {@code target/classes}), when there is no cache folder (no absolute home: Java's {@code user.home} is
+ * {@code ?} for a uid without a passwd entry), when the user passes CDS options, or with
+ * {@code -Dsharray.pool.cds=false}.
  */
 final class ClassDataArchive {
     private static final String[] LOG_OFF = {"-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-Xlog:class+path=off"};
@@ -97,6 +99,9 @@ final class ClassDataArchive {
                 key.add(entry + ' ' + Files.size(p) + ' ' + Files.getLastModifiedTime(p).toMillis() + '\n');
             }
             final Path dir = cacheFolder();
+            if (dir == null) {
+                return null; // no home to keep a cache in: workers run without an archive
+            }
             final String name = "worker-jdk" + Runtime.version().feature() + "-" + key.hex() + ".jsa";
             return new ClassDataArchive(dir.resolve(name), java, args);
         } catch (IOException | RuntimeException e) {
@@ -168,14 +173,24 @@ final class ClassDataArchive {
         }
     }
 
+    /** @return the cache folder, or null when there is none (no absolute home folder) */
     private static Path cacheFolder() {
         final String configured = System.getProperty("sharray.pool.cds.dir");
         if (configured != null) {
             return Path.of(configured);
         }
+        // as NativeFiles: a relative XDG_CACHE_HOME is ignored (the XDG rule), and so is a home that is not an absolute
+        // path: Java's user.home is "?" for a uid without a passwd entry, which made "?/.cache/sharray/cds" in
+        // whatever folder the pool was started from
         final String xdg = System.getenv("XDG_CACHE_HOME");
-        final Path base = xdg != null && !xdg.isEmpty() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
-        return base.resolve("sharray").resolve("cds");
+        if (xdg != null && !xdg.isEmpty() && Path.of(xdg).isAbsolute()) {
+            return Path.of(xdg, "sharray", "cds");
+        }
+        final String home = System.getProperty("user.home");
+        if (home == null || home.isEmpty() || !Path.of(home).isAbsolute()) {
+            return null;
+        }
+        return Path.of(home, ".cache", "sharray", "cds");
     }
 
     /** @return the archive path (it may not exist yet) */

@@ -34,6 +34,25 @@ class ClassDataArchiveTest {
         assertNotNull(ClassDataArchive.forWorkers("java", jar.toString(), List.of(), List.of()));
     }
 
+    /**
+     * A uid without a passwd entry has user.home "?": the cache folder was "?/.cache/sharray/cds", made in
+     * whatever folder the pool was started from. Without an absolute home (and no XDG_CACHE_HOME) there is
+     * no archive.
+     */
+    @Test
+    void noArchiveWithoutAnAbsoluteHome(@TempDir Path dir) throws Exception {
+        final String home = System.getProperty("user.home");
+        System.setProperty("user.home", "?");
+        try {
+            final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
+            final ClassDataArchive cds = ClassDataArchive.forWorkers("java", jar.toString(), List.of(), List.of());
+            assertTrue(cds == null || cds.archive().isAbsolute(), "a relative cache folder: " + (cds == null ? "" : cds.archive()));
+            assertFalse(Files.exists(Path.of("?")), "made ? in the working folder");
+        } finally {
+            System.setProperty("user.home", home);
+        }
+    }
+
     @Test
     void archiveNameFollowsClasspathAndOptions(@TempDir Path dir) throws Exception {
         System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
