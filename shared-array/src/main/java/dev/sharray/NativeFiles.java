@@ -107,12 +107,30 @@ public final class NativeFiles {
             Path library = locate(com.sun.jna.Native.class.getClassLoader(), JNA_DISPATCH);
             if (library.getFileName().toString().equals("libjnidispatch.so")) {
                 System.setProperty(JNA_BOOT_PATH, library.getParent().toString());
+                if (System.getProperty(JNA_TMPDIR) == null && !hasCacheHome()) {
+                    // JNA's start-up cleans its temporary folder, $XDG_CACHE_HOME/JNA/temp or ~/.cache/JNA/temp,
+                    // creating it first: with user.home "?" (a uid without a passwd entry) that made
+                    // "?/.cache/JNA/temp" in the working folder of every JVM. It needs none with the boot path set.
+                    System.setProperty(JNA_TMPDIR, library.getParent().toString());
+                }
             }
         } catch (IOException | RuntimeException | LinkageError e) {
             // JNA extracts its library itself
         } finally {
             preparingJna = false;
         }
+    }
+
+    private static final String JNA_TMPDIR = "jna.tmpdir";
+
+    /** @return whether JNA finds a cache folder of its own: XDG_CACHE_HOME, else an absolute user.home */
+    private static boolean hasCacheHome() {
+        final String xdg = System.getenv("XDG_CACHE_HOME");
+        if (xdg != null && !xdg.isBlank()) {
+            return true;
+        }
+        final String home = System.getProperty("user.home");
+        return home != null && !home.isBlank() && Path.of(home).isAbsolute();
     }
 
     /** Set while {@link #prepareJna()} runs (guarded by the class lock). */

@@ -221,6 +221,27 @@ class NativeFilesTest {
         }
     }
 
+    /**
+     * A uid without a passwd entry has user.home "?". JNA's start-up creates its temporary folder, ~/.cache/JNA/temp,
+     * to clean it: "?/.cache/JNA/temp" in the working folder of every JVM that used JNA. With its library in the
+     * cache, JNA is given that folder instead.
+     */
+    @Test
+    void jnaMakesNoFolderInTheWorkingFolderWithoutAHome() throws Exception {
+        Path cwd = Files.createDirectory(tmp.resolve("cwd-no-home"));
+        ProcessBuilder pb = new ProcessBuilder(JvmFlags.javaCommand(List.of("-Duser.home=?",
+            "-Dsharray.nativeCache=" + tmp.resolve("cache-no-home")), JnaChild.class.getName()))
+            .directory(cwd.toFile()).redirectErrorStream(true);
+        pb.environment().remove("XDG_CACHE_HOME");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertEquals(0, p.waitFor(), out);
+        assertTrue(out.contains("libc bound: true"), out);
+        try (Stream<Path> left = Files.list(cwd)) {
+            assertEquals(List.of(), left.collect(Collectors.toList()), "left in the working folder");
+        }
+    }
+
     /** Child side: binds libc through {@link Posix} (JNA's first use), then reports which libjnidispatch it mapped. */
     public static final class JnaChild {
         public static void main(String[] args) throws IOException {
