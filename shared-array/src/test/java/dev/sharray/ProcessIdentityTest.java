@@ -19,7 +19,6 @@ class ProcessIdentityTest {
 
     @Test
     void processesVerifiedOnceAndEndedDoNotStayInTheCache() throws Exception {
-        final int before = ProcessIdentity.verifiedCount();
         final List<Process> children = new ArrayList<>();
         try {
             for (int i = 0; i < PROCESSES; i++) {
@@ -28,7 +27,8 @@ class ProcessIdentityTest {
             for (Process p : children) {
                 assertTrue(ProcessIdentity.isAlive(p.pid(), ProcessIdentity.startOf(p.pid())));
             }
-            assertTrue(ProcessIdentity.verifiedCount() >= before + PROCESSES);
+            // not before + PROCESSES: a sweep during this loop may drop what earlier tests verified over a second ago
+            assertTrue(ProcessIdentity.verifiedCount() >= PROCESSES, ProcessIdentity.verifiedCount() + " kept");
         } finally {
             for (Process p : children) {
                 p.destroyForcibly();
