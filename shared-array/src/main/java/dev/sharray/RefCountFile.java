@@ -223,7 +223,8 @@ final class RefCountFile {
             }
             reclaimDead();
         }
-        throw new IllegalStateException("all " + SLOTS + " holder slots of " + path + " are taken by live processes");
+        throw new IllegalStateException("all " + SLOTS + " holder slots of " + path + " are taken by live processes:"
+            + " at most " + SLOTS + " processes can hold one array at once");
     }
 
     /**

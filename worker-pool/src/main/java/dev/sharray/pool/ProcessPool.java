@@ -1524,7 +1524,12 @@ public final class ProcessPool implements AutoCloseable {
         PrintStream err;
     }
 
-    /** The most workers a pool may have: each is a JVM of its own. */
+    /**
+     * The most workers a pool may have: each is a JVM of its own. One array can be held by at most 126 processes at
+     * once, so a call that has more than 125 workers hold views of one array at the same time (a {@code mapChunks}
+     * with that many chunks in flight) fails the extra workers' tasks: their open of the array throws an
+     * {@code IllegalStateException} saying so, which the caller gets as a {@link RemoteTaskException}.
+     */
     public static final int MAX_WORKERS = 1024;
 
     /** Builds a {@link ProcessPool}. Not thread-safe. */
