@@ -4,12 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,9 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
  * process could open it.
  */
 class HolderSlotsTest {
-    private static final int SLOTS_OFFSET = 64;
-    private static final int SLOT_SIZE = 32;
-
     @Test
     void aProcessThatReleasedAnArrayGivesItsSlotBackAndClaimsOneWhenItReusesItsMapping(@TempDir Path root)
             throws Exception {
@@ -38,11 +31,11 @@ class HolderSlotsTest {
                 assertEquals("ok", child.readLine());
                 for (int round = 0; round < 2; round++) { // with retained mappings, the second open reuses one
                     final String id = open(child, hex);
-                    assertTrue(slotOf(ref, pid) >= 0, "a holder has a slot");
+                    assertTrue(RefSlots.slotOf(ref, pid) >= 0, "a holder has a slot");
                     assertEquals(2, SharedArrays.totalReferences(a));
                     child.send("release " + id);
                     assertEquals("ok", child.readLine());
-                    assertEquals(-1, slotOf(ref, pid), "retaining " + retainBytes + ", round " + round
+                    assertEquals(-1, RefSlots.slotOf(ref, pid), "retaining " + retainBytes + ", round " + round
                         + ": a process holding nothing keeps no slot");
                     assertEquals(1, SharedArrays.totalReferences(a));
                 }
@@ -58,9 +51,9 @@ class HolderSlotsTest {
         // every slot but ours (0) and one is a live process that held the array once and holds nothing now
         final long initStart = ProcessIdentity.startOf(1);
         for (int i = 1; i < RefCountFile.SLOTS - 1; i++) {
-            write(ref, i, 16, 0);
-            write(ref, i, 8, initStart);
-            write(ref, i, 0, 1);
+            RefSlots.write(ref, i, RefSlots.COUNT, 0);
+            RefSlots.write(ref, i, RefSlots.START, initStart);
+            RefSlots.write(ref, i, RefSlots.PID, 1);
         }
         final List<String> options = List.of("-Dsharray.tempFolder=" + root, "-Dsharray.reaper.disabled=true");
         try (ChildJvm first = ChildJvm.start(ArrayAgent.class, options);
@@ -91,34 +84,5 @@ class HolderSlotsTest {
         final String answer = child.readLine();
         assertTrue(answer.startsWith("id "), answer);
         return answer.substring(3);
-    }
-
-    /** @return the slot whose pid is {@code pid}, or -1 */
-    private static int slotOf(Path ref, long pid) {
-        for (int i = 0; i < RefCountFile.SLOTS; i++) {
-            if (read(ref, i, 0) == pid) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private static long read(Path ref, int slot, int field) {
-        try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.READ)) {
-            final ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
-            ch.read(b, SLOTS_OFFSET + (long) slot * SLOT_SIZE + field);
-            return b.getLong(0);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static void write(Path ref, int slot, int field, long value) {
-        try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.WRITE)) {
-            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, value),
-                SLOTS_OFFSET + (long) slot * SLOT_SIZE + field);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 }
