@@ -46,6 +46,8 @@ final class RefCountFile {
 
     /** Test hook: runs between the two reads of a slot that decide whether it may be reclaimed. */
     static volatile Runnable betweenSlotReads;
+    /** Test hook: runs when a reclaimer has judged a slot reclaimable, before its CAS takes the slot. */
+    static volatile Runnable beforeReclaimCas;
 
     private final Path path;
     private final Mapping mapping;
@@ -284,7 +286,11 @@ final class RefCountFile {
         // the start first: our pid without a start reads as a claim in progress, which no reclaimer frees; the
         // other order would let a new claimer's pid pair with our start for a moment and be judged dead
         buffer.putLongVolatile(o + 8, 0);
-        buffer.compareAndSetLong(o, ProcessIdentity.PID, 0);
+        // a reclaimer in another process may hold the slot for a moment (see reclaimIfDead) and give it back to us
+        for (int spins = 0; !buffer.compareAndSetLong(o, ProcessIdentity.PID, 0)
+            && buffer.getLongVolatile(o) == RECLAIMING && spins < 1_000_000; spins++) {
+            Thread.onSpinWait();
+        }
     }
 
     /** Drops every reference of this process at once (process exit). */
@@ -296,7 +302,9 @@ final class RefCountFile {
     long total() {
         long total = 0;
         for (int i = 0; i < SLOTS; i++) {
-            if (buffer.getLongVolatile(ownerOffset(i)) > 0) {
+            final long pid = buffer.getLongVolatile(ownerOffset(i));
+            // a slot being reclaimed counts until its count is taken: a reclaimer may yet give it back to its owner
+            if (pid > 0 || pid == RECLAIMING) {
                 // a negative count (written by no sharray process) holds nothing and must not cancel a real one
                 total += Math.max(0, buffer.getLongVolatile(countOffset(i)));
             }
@@ -375,6 +383,13 @@ final class RefCountFile {
      * without it: that slot is corrupt and reclaimed like a dead process's.
      */
     private boolean isReclaimable(int slot, long pid) {
+        return reclaimableStart(slot, pid) != NOT_RECLAIMABLE;
+    }
+
+    private static final long NOT_RECLAIMABLE = Long.MIN_VALUE;
+
+    /** @return the start time on which the slot of {@code pid} was judged reclaimable, else {@link #NOT_RECLAIMABLE} */
+    private long reclaimableStart(int slot, long pid) {
         final int o = ownerOffset(slot);
         // the count before the start: a claimer stores its start before its first reference, so a count read first
         // that is positive comes with the start. Read the other way round, a claim in progress (start 0 when read)
@@ -385,17 +400,35 @@ final class RefCountFile {
             hook.run();
         }
         final long start = buffer.getLongVolatile(o + 8);
-        return pid > 0 && (countsWithoutIdentity(pid, start, count) || !ProcessIdentity.isAlive(pid, start));
+        final boolean reclaimable = pid > 0
+            && (countsWithoutIdentity(pid, start, count) || !ProcessIdentity.isAlive(pid, start));
+        return reclaimable ? start : NOT_RECLAIMABLE;
     }
 
     private long reclaimIfDead(int slot) {
         int o = ownerOffset(slot);
         long pid = buffer.getLongVolatile(o);
-        if (!isReclaimable(slot, pid)) {
+        final long start = reclaimableStart(slot, pid);
+        if (start == NOT_RECLAIMABLE) {
             return 0;
+        }
+        final Runnable hook = beforeReclaimCas;
+        if (hook != null) {
+            hook.run();
         }
         if (!buffer.compareAndSetLong(o, pid, RECLAIMING)) {
             return 0; // another reclaimer won
+        }
+        // The CAS checks the pid only. Since processes give their slots back, the slot may have changed hands after
+        // our read of the pid: its live process gave it back, another claimed it (the start we judged was that
+        // one's), gave it back, and the first claimed it again and took a reference. Every hand-over zeroes the
+        // start before it frees the pid and a claim stores its start after its pid, so a slot that changed hands
+        // since our read of the start shows another start now (0, or its owner's). Then it is not ours to free:
+        // give it back to its owner untouched (total() counts a slot being reclaimed, so the owner's references
+        // never vanish from a deleter's view meanwhile).
+        if (buffer.getLongVolatile(o + 8) != start) {
+            buffer.putLongVolatile(o, pid);
+            return 0;
         }
         long count = buffer.getAndSetLong(o + 16, 0);
         buffer.putLongVolatile(o + 8, 0);
