@@ -383,33 +383,24 @@ final class RefCountFile {
      * without it: that slot is corrupt and reclaimed like a dead process's.
      */
     private boolean isReclaimable(int slot, long pid) {
-        return reclaimableStart(slot, pid) != NOT_RECLAIMABLE;
-    }
-
-    private static final long NOT_RECLAIMABLE = Long.MIN_VALUE;
-
-    /** @return the start time on which the slot of {@code pid} was judged reclaimable, else {@link #NOT_RECLAIMABLE} */
-    private long reclaimableStart(int slot, long pid) {
         final int o = ownerOffset(slot);
         // the count before the start: a claimer stores its start before its first reference, so a count read first
         // that is positive comes with the start. Read the other way round, a claim in progress (start 0 when read)
         // whose holder then took its reference (count 1 when read) looked corrupt, and a live holder's slot was freed.
+        // (That holds within one holder's tenure of the slot; see reclaimIfDead for a slot that changes hands.)
         final long count = buffer.getLongVolatile(o + 16);
         final Runnable hook = betweenSlotReads;
         if (hook != null) {
             hook.run();
         }
         final long start = buffer.getLongVolatile(o + 8);
-        final boolean reclaimable = pid > 0
-            && (countsWithoutIdentity(pid, start, count) || !ProcessIdentity.isAlive(pid, start));
-        return reclaimable ? start : NOT_RECLAIMABLE;
+        return pid > 0 && (countsWithoutIdentity(pid, start, count) || !ProcessIdentity.isAlive(pid, start));
     }
 
     private long reclaimIfDead(int slot) {
         int o = ownerOffset(slot);
         long pid = buffer.getLongVolatile(o);
-        final long start = reclaimableStart(slot, pid);
-        if (start == NOT_RECLAIMABLE) {
+        if (!isReclaimable(slot, pid)) {
             return 0;
         }
         final Runnable hook = beforeReclaimCas;
@@ -419,14 +410,14 @@ final class RefCountFile {
         if (!buffer.compareAndSetLong(o, pid, RECLAIMING)) {
             return 0; // another reclaimer won
         }
-        // The CAS checks the pid only. Since processes give their slots back, the slot may have changed hands after
-        // our read of the pid: its live process gave it back, another claimed it (the start we judged was that
-        // one's), gave it back, and the first claimed it again and took a reference. Every hand-over zeroes the
-        // start before it frees the pid and a claim stores its start after its pid, so a slot that changed hands
-        // since our read of the start shows another start now (0, or its owner's). Then it is not ours to free:
-        // give it back to its owner untouched (total() counts a slot being reclaimed, so the owner's references
-        // never vanish from a deleter's view meanwhile).
-        if (buffer.getLongVolatile(o + 8) != start) {
+        // The CAS checks the pid only, and since processes give their slots back, the slot may have changed hands
+        // while we judged it: its live holder gave it back and claimed it again, or another process had it in
+        // between, so that our reads of its count and start belonged to different tenures (a count of the previous
+        // one and no start yet of the next looks corrupt; another process's start looks like a dead one's). Now
+        // that the slot is ours, nobody can claim or give it back, and only a claim in progress of that pid still
+        // writes it: judge it again. If it is no longer reclaimable, give it back untouched (total() counts a slot
+        // being reclaimed, so its holder's references never vanish from a deleter's view meanwhile).
+        if (!isReclaimable(slot, pid)) {
             buffer.putLongVolatile(o, pid);
             return 0;
         }

@@ -83,6 +83,49 @@ class SlotHandOverTest {
         }
     }
 
+    @Test
+    void aSlotItsHolderGaveBackAndIsClaimingAgainIsNotJudgedCorrupt(@TempDir Path root) throws Exception {
+        final SharedArray a = SharedArray.builder(DType.FLOAT64, 100).folder(root).create();
+        final Path data = a.path();
+        final Path ref = Segments.refPathFor(data);
+        try (ChildJvm x = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
+            final long xPid = Long.parseLong(x.expect("ready "));
+            x.send("open " + HexFormat.of().formatHex(a.descriptor().toBytes()));
+            final String id = x.expect("id ");
+            final int slot = slotOf(ref, xPid);
+            final long xStart = read(ref, slot, 8);
+            assertEquals(1, read(ref, slot, 16));
+
+            // the reclaimer reads X's count (1); X releases, gives the slot back and claims it again (a worker that
+            // opens the same array task after task): its pid is back, its start not yet. The reclaimer reads start
+            // 0 with count 1, "references without a start time", and judges the slot corrupt.
+            RefCountFile.betweenSlotReads = () -> {
+                RefCountFile.betweenSlotReads = null;
+                giveBack(ref, slot);
+                write(ref, slot, 0, xPid);
+                write(ref, slot, 16, 0);
+            };
+            final RefCountFile refs = RefCountFile.open(ref);
+            final long reclaimed;
+            try {
+                reclaimed = refs.reclaimDead();
+            } finally {
+                refs.unmap();
+            }
+            // X's claim completes: its start, then its first reference
+            write(ref, slot, 8, xStart);
+            write(ref, slot, 16, 1);
+
+            assertEquals(0, reclaimed, "a live holder's claim in progress was reclaimed");
+            assertEquals(xPid, read(ref, slot, 0), "the live holder's slot was freed");
+            a.release(); // ours: X still holds it
+            assertTrue(Files.exists(data) && Files.exists(ref), "the array was deleted under its live holder");
+            x.send("release " + id);
+            assertEquals("ok", x.readLine());
+            assertFalse(Files.exists(data), "the holder's release deletes it");
+        }
+    }
+
     /** As {@link RefCountFile#freeSlot}: the start first, then the pid. */
     private static void giveBack(Path ref, int slot) {
         write(ref, slot, 16, 0);
