@@ -275,8 +275,8 @@ final class RefCountFile {
      * Gives back this process's slot once it counts no reference: a long-lived process that let go of the array
      * (a worker that retains its mapping for the next task, a service that opened it once) must not keep one of
      * the file's {@value #SLOTS} slots, or the array could not be opened by more processes over time than it has
-     * slots. The caller serialises claims and frees within the process; no other process writes a live
-     * process's slot.
+     * slots. The caller serialises claims and frees within the process; another process writes a live process's
+     * slot only while it judges whether to reclaim it, and then gives it back (see {@link #reclaimDead()}).
      */
     void freeSlot(int slot) {
         final int o = ownerOffset(slot);
