@@ -4,12 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -26,9 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
  * X's release went negative or took a reference off the next claimer of that slot.
  */
 class SlotHandOverTest {
-    private static final int SLOTS_OFFSET = 64;
-    private static final int SLOT_SIZE = 32;
-
     @AfterEach
     void noHooks() {
         RefCountFile.betweenSlotReads = null;
@@ -48,10 +41,10 @@ class SlotHandOverTest {
             x.send("open " + HexFormat.of().formatHex(a.descriptor().toBytes()));
             final String id = x.expect("id ");
             final int slot = slotOf(ref, xPid);
-            final long xStart = read(ref, slot, 8);
+            final long xStart = RefSlots.read(ref, slot, RefSlots.START);
             final long yStart = ProcessIdentity.startOf(yPid);
             assertTrue(xStart != 0 && yStart != 0 && xStart != yStart);
-            assertEquals(1, read(ref, slot, 16));
+            assertEquals(1, RefSlots.read(ref, slot, RefSlots.COUNT));
 
             // between the reclaimer's reads of the count and of the start: X gives the slot back, Y claims it
             RefCountFile.betweenSlotReads = () -> {
@@ -72,9 +65,9 @@ class SlotHandOverTest {
                 refs.unmap();
             }
 
-            assertEquals(xPid, read(ref, slot, 0), "the live holder's slot was freed");
-            assertEquals(xStart, read(ref, slot, 8));
-            assertEquals(1, read(ref, slot, 16));
+            assertEquals(xPid, RefSlots.read(ref, slot, RefSlots.PID), "the live holder's slot was freed");
+            assertEquals(xStart, RefSlots.read(ref, slot, RefSlots.START));
+            assertEquals(1, RefSlots.read(ref, slot, RefSlots.COUNT));
             a.release(); // ours: X still holds it
             assertTrue(Files.exists(data) && Files.exists(ref), "the array was deleted under its live holder");
             x.send("release " + id);
@@ -93,8 +86,8 @@ class SlotHandOverTest {
             x.send("open " + HexFormat.of().formatHex(a.descriptor().toBytes()));
             final String id = x.expect("id ");
             final int slot = slotOf(ref, xPid);
-            final long xStart = read(ref, slot, 8);
-            assertEquals(1, read(ref, slot, 16));
+            final long xStart = RefSlots.read(ref, slot, RefSlots.START);
+            assertEquals(1, RefSlots.read(ref, slot, RefSlots.COUNT));
 
             // the reclaimer reads X's count (1); X releases, gives the slot back and claims it again (a worker that
             // opens the same array task after task): its pid is back, its start not yet. The reclaimer reads start
@@ -102,8 +95,8 @@ class SlotHandOverTest {
             RefCountFile.betweenSlotReads = () -> {
                 RefCountFile.betweenSlotReads = null;
                 giveBack(ref, slot);
-                write(ref, slot, 0, xPid);
-                write(ref, slot, 16, 0);
+                RefSlots.write(ref, slot, RefSlots.PID, xPid);
+                RefSlots.write(ref, slot, RefSlots.COUNT, 0);
             };
             final RefCountFile refs = RefCountFile.open(ref);
             final long reclaimed;
@@ -113,11 +106,11 @@ class SlotHandOverTest {
                 refs.unmap();
             }
             // X's claim completes: its start, then its first reference
-            write(ref, slot, 8, xStart);
-            write(ref, slot, 16, 1);
+            RefSlots.write(ref, slot, RefSlots.START, xStart);
+            RefSlots.write(ref, slot, RefSlots.COUNT, 1);
 
             assertEquals(0, reclaimed, "a live holder's claim in progress was reclaimed");
-            assertEquals(xPid, read(ref, slot, 0), "the live holder's slot was freed");
+            assertEquals(xPid, RefSlots.read(ref, slot, RefSlots.PID), "the live holder's slot was freed");
             a.release(); // ours: X still holds it
             assertTrue(Files.exists(data) && Files.exists(ref), "the array was deleted under its live holder");
             x.send("release " + id);
@@ -128,44 +121,22 @@ class SlotHandOverTest {
 
     /** As {@link RefCountFile#freeSlot}: the start first, then the pid. */
     private static void giveBack(Path ref, int slot) {
-        write(ref, slot, 16, 0);
-        write(ref, slot, 8, 0);
-        write(ref, slot, 0, 0);
+        RefSlots.write(ref, slot, RefSlots.COUNT, 0);
+        RefSlots.write(ref, slot, RefSlots.START, 0);
+        RefSlots.write(ref, slot, RefSlots.PID, 0);
     }
 
     /** As {@link RefCountFile#claimSlot} and a first {@link RefCountFile#tryAcquire}: pid, start, reference. */
     private static void claim(Path ref, int slot, long pid, long start) {
-        write(ref, slot, 0, pid);
-        write(ref, slot, 16, 0);
-        write(ref, slot, 8, start);
-        write(ref, slot, 16, 1);
+        RefSlots.write(ref, slot, RefSlots.PID, pid);
+        RefSlots.write(ref, slot, RefSlots.COUNT, 0);
+        RefSlots.write(ref, slot, RefSlots.START, start);
+        RefSlots.write(ref, slot, RefSlots.COUNT, 1);
     }
 
     private static int slotOf(Path ref, long pid) {
-        for (int i = 0; i < RefCountFile.SLOTS; i++) {
-            if (read(ref, i, 0) == pid) {
-                return i;
-            }
-        }
-        throw new AssertionError("no slot of " + pid);
-    }
-
-    private static long read(Path ref, int slot, int field) {
-        try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.READ)) {
-            final ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
-            ch.read(b, SLOTS_OFFSET + (long) slot * SLOT_SIZE + field);
-            return b.getLong(0);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static void write(Path ref, int slot, int field, long value) {
-        try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.WRITE)) {
-            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, value),
-                SLOTS_OFFSET + (long) slot * SLOT_SIZE + field);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        final int slot = RefSlots.slotOf(ref, pid);
+        assertTrue(slot >= 0, "no slot of " + pid);
+        return slot;
     }
 }
