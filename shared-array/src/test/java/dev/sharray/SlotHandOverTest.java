@@ -34,45 +34,47 @@ class SlotHandOverTest {
         final Path data = a.path();
         final Path ref = Segments.refPathFor(data);
         final List<String> options = List.of("-Dsharray.reaper.disabled=true");
-        try (ChildJvm x = ChildJvm.start(ArrayAgent.class, options);
-             ChildJvm y = ChildJvm.start(ArrayAgent.class, options)) {
+        // Y starts once X runs, so that their start times (clock ticks) differ
+        try (ChildJvm x = ChildJvm.start(ArrayAgent.class, options)) {
             final long xPid = Long.parseLong(x.expect("ready "));
-            final long yPid = Long.parseLong(y.expect("ready "));
-            x.send("open " + HexFormat.of().formatHex(a.descriptor().toBytes()));
-            final String id = x.expect("id ");
-            final int slot = slotOf(ref, xPid);
-            final long xStart = RefSlots.read(ref, slot, RefSlots.START);
-            final long yStart = ProcessIdentity.startOf(yPid);
-            assertTrue(xStart != 0 && yStart != 0 && xStart != yStart);
-            assertEquals(1, RefSlots.read(ref, slot, RefSlots.COUNT));
+            try (ChildJvm y = ChildJvm.start(ArrayAgent.class, options)) {
+                final long yPid = Long.parseLong(y.expect("ready "));
+                x.send("open " + HexFormat.of().formatHex(a.descriptor().toBytes()));
+                final String id = x.expect("id ");
+                final int slot = slotOf(ref, xPid);
+                final long xStart = RefSlots.read(ref, slot, RefSlots.START);
+                final long yStart = ProcessIdentity.startOf(yPid);
+                assertTrue(xStart != 0 && yStart != 0 && xStart != yStart, xStart + " " + yStart);
+                assertEquals(1, RefSlots.read(ref, slot, RefSlots.COUNT));
 
-            // between the reclaimer's reads of the count and of the start: X gives the slot back, Y claims it
-            RefCountFile.betweenSlotReads = () -> {
-                RefCountFile.betweenSlotReads = null;
-                giveBack(ref, slot);
-                claim(ref, slot, yPid, yStart);
-            };
-            // between its judgement (pid X with Y's start: not running) and its CAS: Y gives it back, X claims it again
-            RefCountFile.beforeReclaimCas = () -> {
-                RefCountFile.beforeReclaimCas = null;
-                giveBack(ref, slot);
-                claim(ref, slot, xPid, xStart);
-            };
-            final RefCountFile refs = RefCountFile.open(ref);
-            try {
-                assertEquals(0, refs.reclaimDead(), "a live holder's reference was reclaimed");
-            } finally {
-                refs.unmap();
+                // between the reclaimer's reads of the count and of the start: X gives the slot back, Y claims it
+                RefCountFile.betweenSlotReads = () -> {
+                    RefCountFile.betweenSlotReads = null;
+                    giveBack(ref, slot);
+                    claim(ref, slot, yPid, yStart);
+                };
+                // between its judgement (pid X with Y's start: not running) and its CAS: Y gives it back, X claims it again
+                RefCountFile.beforeReclaimCas = () -> {
+                    RefCountFile.beforeReclaimCas = null;
+                    giveBack(ref, slot);
+                    claim(ref, slot, xPid, xStart);
+                };
+                final RefCountFile refs = RefCountFile.open(ref);
+                try {
+                    assertEquals(0, refs.reclaimDead(), "a live holder's reference was reclaimed");
+                } finally {
+                    refs.unmap();
+                }
+
+                assertEquals(xPid, RefSlots.read(ref, slot, RefSlots.PID), "the live holder's slot was freed");
+                assertEquals(xStart, RefSlots.read(ref, slot, RefSlots.START));
+                assertEquals(1, RefSlots.read(ref, slot, RefSlots.COUNT));
+                a.release(); // ours: X still holds it
+                assertTrue(Files.exists(data) && Files.exists(ref), "the array was deleted under its live holder");
+                x.send("release " + id);
+                assertEquals("ok", x.readLine());
+                assertFalse(Files.exists(data), "the holder's release deletes it");
             }
-
-            assertEquals(xPid, RefSlots.read(ref, slot, RefSlots.PID), "the live holder's slot was freed");
-            assertEquals(xStart, RefSlots.read(ref, slot, RefSlots.START));
-            assertEquals(1, RefSlots.read(ref, slot, RefSlots.COUNT));
-            a.release(); // ours: X still holds it
-            assertTrue(Files.exists(data) && Files.exists(ref), "the array was deleted under its live holder");
-            x.send("release " + id);
-            assertEquals("ok", x.readLine());
-            assertFalse(Files.exists(data), "the holder's release deletes it");
         }
     }
 
