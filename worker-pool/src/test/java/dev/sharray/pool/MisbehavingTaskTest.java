@@ -50,9 +50,18 @@ class MisbehavingTaskTest {
         return f.get(60, TimeUnit.SECONDS);
     }
 
+    /**
+     * @return the workers once one has run a task: a test before this one may have ended its worker, whose
+     *     replacement is then still starting (not yet listed)
+     */
+    private static List<Long> settledWorkers() throws Exception {
+        assertEquals(1, get(pool.submit((Integer x) -> x, 1)));
+        return pool.workerPids();
+    }
+
     @Test
     void aTaskReadingSystemInSeesAnEmptyStreamNotThePoolsControlPipe() throws Exception {
-        final List<Long> workers = pool.workerPids();
+        final List<Long> workers = settledWorkers();
         // before: System.in was the worker's stdin, the parent's doorbell pipe: read() blocked until the next
         // doorbell (forever, with nothing else sent), and available() waited behind the watch thread's read
         assertEquals(0, get(pool.submit((Integer x) -> {
@@ -75,7 +84,7 @@ class MisbehavingTaskTest {
 
     @Test
     void aTaskThatLeavesItsThreadInterruptedDoesNotInterruptTheNextOne() throws Exception {
-        final List<Long> workers = pool.workerPids();
+        final List<Long> workers = settledWorkers();
         assertEquals(true, get(pool.submit((Integer x) -> {
             Thread.currentThread().interrupt();
             return Thread.currentThread().isInterrupted();
