@@ -3,6 +3,7 @@ package dev.sharray;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -81,15 +82,15 @@ final class Reaper {
     private static void reapReferencesOf(long pid, Path folder, Pass pass) {
         try (DirectoryStream<Path> refPaths = Files.newDirectoryStream(folder, "*.ref")) {
             for (Path refPath : refPaths) {
-                final RefCountFile copy = RefCountFile.readCopy(refPath, pass.scratch);
-                if (copy == null || !copy.looksCorrupt() && !leavesWorkFor(pid, copy)) {
-                    continue;
-                }
                 final RefCountFile refs;
                 try {
+                    final RefCountFile copy = RefCountFile.readCopy(refPath, pass.scratch);
+                    if (copy == null || !copy.looksCorrupt() && !leavesWorkFor(pid, copy)) {
+                        continue;
+                    }
                     refs = RefCountFile.open(refPath);
                 } catch (RuntimeException e) {
-                    continue; // being created or deleted right now, or not ours
+                    continue; // being created or deleted right now, not ours, or unreadable now: a later pass sees it
                 }
                 try {
                     if (refs.deleterPid() == pid && refs.state() == RefCountFile.DELETING) {
@@ -107,7 +108,7 @@ final class Reaper {
                     refs.unmap();
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | DirectoryIteratorException e) {
             // vanished or unreadable: the next full pass sees it
         }
     }
@@ -137,7 +138,7 @@ final class Reaper {
             for (Path refPath : refs) {
                 stillHeld |= reapArray(refPath, pass);
             }
-        } catch (IOException e) {
+        } catch (IOException | DirectoryIteratorException e) {
             return; // vanished or unreadable: leave it
         }
         if (ownerAlive || stillHeld) {
@@ -159,21 +160,27 @@ final class Reaper {
         pass.folders.add(folder);
     }
 
-    /** @return true when a live process still holds the array */
+    /**
+     * @return true when a live process still holds the array, or may: a reference file that is there but cannot be
+     *     read or mapped now (out of file descriptors or memory, an I/O error) keeps its folder for a later pass
+     */
     private static boolean reapArray(Path refPath, Pass pass) {
-        final RefCountFile copy = RefCountFile.readCopy(refPath, pass.scratch);
-        if (copy == null) {
-            return false; // being created or deleted right now, or not ours
-        }
-        if (!copy.looksCorrupt() && copy.state() == RefCountFile.LIVE && copy.hasLiveHolder()
-            && !copy.hasReclaimableSlot()) {
-            return true; // the common case in a live owner's folder: nothing to change, no mapping
-        }
-        RefCountFile refs;
+        final RefCountFile refs;
         try {
+            final RefCountFile copy = RefCountFile.readCopy(refPath, pass.scratch);
+            if (copy == null) {
+                return false; // being created or deleted right now, or not ours
+            }
+            if (!copy.looksCorrupt() && copy.state() == RefCountFile.LIVE && copy.hasLiveHolder()
+                && !copy.hasReclaimableSlot()) {
+                return true; // the common case in a live owner's folder: nothing to change, no mapping
+            }
             refs = RefCountFile.open(refPath);
+        } catch (java.io.UncheckedIOException e) {
+            Log.get().debug("reaper: cannot judge {} now: {}", refPath, e.toString());
+            return true;
         } catch (RuntimeException e) {
-            return false; // being created or deleted right now, or not ours
+            return false; // gone (released), being created, or not ours: open refuses a corrupt file
         }
         try {
             pass.referencesReclaimed += refs.reclaimDead();

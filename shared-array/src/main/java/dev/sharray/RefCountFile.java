@@ -48,6 +48,8 @@ final class RefCountFile {
     static volatile Runnable betweenSlotReads;
     /** Test hook: runs when a reclaimer has judged a slot reclaimable, before its CAS takes the slot. */
     static volatile Runnable beforeReclaimCas;
+    /** Test hook: runs before a reference file is read or mapped; it may throw as a failing read or map would. */
+    static volatile java.util.function.Consumer<Path> beforeAccess;
 
     private final Path path;
     private final Mapping mapping;
@@ -87,6 +89,7 @@ final class RefCountFile {
     /** Maps an existing reference file, validating its header. */
     static RefCountFile open(Path path) {
         Mapping mapped;
+        runAccessHook(path);
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             long size = ch.size();
             if (size != FILE_SIZE) {
@@ -121,11 +124,14 @@ final class RefCountFile {
      * may have caught a slot mid-change: map the file to judge it.
      *
      * @param scratch a direct buffer of {@link #FILE_SIZE} bytes, reused from one call to the next
-     * @return the copy, or null when the file is gone, unreadable, of another size or without a reference file's
-     *     header (being created, or not one: {@link #open} refuses those too)
+     * @return the copy, or null when the file is gone, of another size or without a reference file's header (being
+     *     created, or not one: {@link #open} refuses those too)
+     * @throws UncheckedIOException when the file is there but cannot be read (out of file descriptors, an I/O
+     *     error): the caller cannot tell whether the array is held, and must not judge it unheld
      */
     static RefCountFile readCopy(Path path, ByteBuffer scratch) {
         scratch.clear();
+        runAccessHook(path);
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             int read;
             do {
@@ -134,13 +140,22 @@ final class RefCountFile {
             if (scratch.hasRemaining() || ch.size() != FILE_SIZE) {
                 return null;
             }
-        } catch (IOException e) {
+        } catch (java.nio.file.NoSuchFileException e) {
             return null;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the reference file " + path, e);
         }
         final RefCountFile copy = new RefCountFile(path, scratch.clear());
         final boolean header = copy.buffer.getInt(0) == MAGIC && copy.buffer.getInt(4) == VERSION
             && copy.buffer.getInt(12) == SLOTS;
         return header ? copy : null;
+    }
+
+    private static void runAccessHook(Path path) {
+        final java.util.function.Consumer<Path> hook = beforeAccess;
+        if (hook != null) {
+            hook.accept(path);
+        }
     }
 
     /** @return whether the state or a slot holds what no sharray process writes (what {@link #open} refuses) */

@@ -84,7 +84,12 @@ public final class SharedArrays {
 
     /** Reads a copy of the reference file: listing changes nothing, so it maps only what the copy cannot settle. */
     private static ArrayInfo describe(Path refPath, long ownerPid, boolean ownerAlive, ByteBuffer scratch) {
-        RefCountFile refs = RefCountFile.readCopy(refPath, scratch);
+        RefCountFile refs;
+        try {
+            refs = RefCountFile.readCopy(refPath, scratch);
+        } catch (java.io.UncheckedIOException e) {
+            return null; // unreadable now, as a file that vanished while listing
+        }
         if (refs == null) {
             return null;
         }

@@ -38,6 +38,7 @@ class DeadOwnerFolderRaceTest {
     @AfterEach
     void restore() {
         Reaper.beforeDelete = null;
+        RefCountFile.beforeAccess = null;
         if (before == null) {
             System.clearProperty("sharray.tempFolder");
         } else {
@@ -96,6 +97,47 @@ class DeadOwnerFolderRaceTest {
 
             assertTrue(Files.exists(data), "the folder of the dead owner was deleted with the array a live process holds");
             writeLive(Segments.refPathFor(data)); // the deleter reverts
+            assertHeldAndIntact(holder, id, hex, data);
+        }
+    }
+
+    @Test
+    void aReferenceFileThatCannotBeReadNowKeepsItsFolder() throws Exception {
+        assertUnjudgedArrayKeepsItsFolder(true);
+    }
+
+    @Test
+    void aReferenceFileThatCannotBeMappedNowKeepsItsFolder() throws Exception {
+        assertUnjudgedArrayKeepsItsFolder(false);
+    }
+
+    /**
+     * A reference file that is there but fails to read or map (EMFILE, ENOMEM, EIO stand-ins) says nothing about
+     * its holders: it was judged unheld, and the dead owner's folder went with an array a live process held.
+     */
+    private static void assertUnjudgedArrayKeepsItsFolder(boolean failTheRead) throws Exception {
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of());
+             ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
+            owner.expect("ready ");
+            holder.expect("ready ");
+            owner.send("create FLOAT64 1000");
+            final String hex = owner.expect("desc ");
+            final Path data = Descriptor.fromBytes(HexFormat.of().parseHex(hex)).path();
+            holder.send("open " + hex);
+            final String id = holder.expect("id ");
+            owner.kill9(); // its slot, still counting its reference, makes a pass read the file and then map it
+            final Path ref = Segments.refPathFor(data);
+            final int[] accesses = {0};
+            RefCountFile.beforeAccess = path -> {
+                if (path.equals(ref) && ++accesses[0] == (failTheRead ? 1 : 2)) {
+                    throw new java.io.UncheckedIOException(new java.io.IOException("Too many open files"));
+                }
+            };
+
+            SharedArrays.reap();
+
+            RefCountFile.beforeAccess = null;
+            assertEquals(failTheRead ? 1 : 2, accesses[0], "the pass read the reference file, then mapped it");
             assertHeldAndIntact(holder, id, hex, data);
         }
     }
