@@ -85,7 +85,7 @@ final class Reaper {
                 final RefCountFile refs;
                 try {
                     final RefCountFile copy = RefCountFile.readCopy(refPath, pass.scratch);
-                    if (copy == null || !copy.looksCorrupt() && !leavesWorkFor(pid, copy)) {
+                    if (copy == null || !copy.isThisVersion() || !copy.looksCorrupt() && !leavesWorkFor(pid, copy)) {
                         continue;
                     }
                     refs = RefCountFile.open(refPath);
@@ -97,7 +97,7 @@ final class Reaper {
                         pass.referencesReclaimed += refs.reclaimDead();
                         final Path data = dataPathOf(refPath);
                         pass.deleted(Segments.finishAbandonedDelete(refs, data), data);
-                    } else if (refs.state() == RefCountFile.LIVE && refs.hasSlotOf(pid)) {
+                    } else if (refs.state() == RefCountFile.LIVE && (refs.hasSlotOf(pid) || refs.deleterPid() == pid)) {
                         pass.referencesReclaimed += refs.reclaimDead(); // leaves pid's slot alone if it is alive (a reused pid)
                         if (!refs.hasLiveHolder()) {
                             final Path data = dataPathOf(refPath);
@@ -113,9 +113,12 @@ final class Reaper {
         }
     }
 
-    /** @return whether {@code pid} began deleting the array, or holds a slot in its live reference file */
+    /**
+     * @return whether {@code pid} began deleting the array (or named itself to, the state still LIVE), or holds or
+     *     reclaims a slot in its live reference file
+     */
     private static boolean leavesWorkFor(long pid, RefCountFile refs) {
-        return refs.deleterPid() == pid && refs.state() == RefCountFile.DELETING
+        return refs.deleterPid() == pid && refs.state() != RefCountFile.DELETED
             || refs.state() == RefCountFile.LIVE && refs.hasSlotOf(pid);
     }
 
@@ -170,6 +173,9 @@ final class Reaper {
             final RefCountFile copy = RefCountFile.readCopy(refPath, pass.scratch);
             if (copy == null) {
                 return false; // being created or deleted right now, or not ours
+            }
+            if (!copy.isThisVersion()) {
+                return copy.mayBeHeldByAnotherBuild(); // never changed here: its build's own reaper does that
             }
             if (!copy.looksCorrupt() && copy.state() == RefCountFile.LIVE && copy.hasLiveHolder()
                 && !copy.hasReclaimableSlot()) {

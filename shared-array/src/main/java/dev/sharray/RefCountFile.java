@@ -15,39 +15,48 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <pre>
  *   0  int magic "SREF"   4 int version   8 int state (LIVE, DELETING, DELETED)   12 int slot count
- *   16 long deleter pid (0 none, -1 being taken over)   24 long deleter start
- *   64 + 32 i: slot i = long owner pid (0 free, -1 being reclaimed), long owner start millis, long count, pad
+ *   16 long deleter: its identity word ({@link ProcessWords}), 0 when none
+ *   64 + 32 i: slot i = long holder pid (0 free, a negative reclaim mark while being reclaimed),
+ *              long holder start time, long count, pad
  * </pre>
  *
  * <p>Each holding process owns one slot; its count is the number of references (handles) that process
  * holds. The total is the sum over slots. Deletion is Dekker-style: the deleter CASes LIVE to DELETING and
  * then rereads the counts; an acquirer increments its count and then rereads the state. With both sides
  * using full fences, either the deleter sees the new count (and reverts to LIVE) or the acquirer sees
- * DELETING (and backs out). So the data is deleted exactly once, only when no process holds it. The deleter
- * records who it is, so that a deletion whose deleter was killed midway (state DELETING forever) is finished
- * by the next reaper pass instead of leaving the files for the lifetime of their owner.
+ * DELETING (and backs out). So the data is deleted exactly once, only when no process holds it.
+ *
+ * <p>Whoever takes a role in the file names itself in the same CAS: a deleter writes its identity into the
+ * deleter word before it moves the state, and a reclaimer writes a mark naming itself and the holder over the
+ * holder's pid. So a process killed at any instant of a deletion or a reclaim leaves a role whose taker can be
+ * judged dead, and the next process that looks takes it over and finishes it (the reaper, a release, an open).
  */
 final class RefCountFile {
     static final int FILE_SIZE = 4096;
     static final int MAGIC = 0x46455253; // "SREF"
-    static final int VERSION = 2;
+    /** 3: the deleter and reclaimers are named in the word they CAS (2 named them in later stores). */
+    static final int VERSION = 3;
     static final int LIVE = 1;
     static final int DELETING = 2;
     static final int DELETED = 3;
 
     private static final int STATE_OFFSET = 8;
-    private static final int DELETER_PID_OFFSET = 16;
-    private static final int DELETER_START_OFFSET = 24;
+    private static final int DELETER_OFFSET = 16;
     private static final int SLOTS_OFFSET = 64;
     private static final int SLOT_SIZE = 32;
     static final int SLOTS = (FILE_SIZE - SLOTS_OFFSET) / SLOT_SIZE;
-    private static final long RECLAIMING = -1;
     private static final long DELETING_TIMEOUT_NANOS = 2_000_000_000L;
+    /** The identity this process writes into the deleter word. */
+    private static final long SELF = ProcessWords.identity(ProcessIdentity.PID, ProcessIdentity.START);
 
     /** Test hook: runs between the two reads of a slot that decide whether it may be reclaimed. */
     static volatile Runnable betweenSlotReads;
     /** Test hook: runs when a reclaimer has judged a slot reclaimable, before its CAS takes the slot. */
     static volatile Runnable beforeReclaimCas;
+    /** Test hook: runs once a reclaimer's mark holds a slot, before it judges the slot again. */
+    static volatile Runnable afterReclaimMark;
+    /** Test hook: runs once a deleter has named itself in the deleter word, before it moves the state. */
+    static volatile Runnable afterDeleterNamed;
     /** Test hook: runs before a reference file is read or mapped; it may throw as a failing read or map would. */
     static volatile java.util.function.Consumer<Path> beforeAccess;
 
@@ -124,8 +133,9 @@ final class RefCountFile {
      * may have caught a slot mid-change: map the file to judge it.
      *
      * @param scratch a direct buffer of {@link #FILE_SIZE} bytes, reused from one call to the next
-     * @return the copy, or null when the file is gone, of another size or without a reference file's header (being
-     *     created, or not one: {@link #open} refuses those too)
+     * @return the copy, or null when the file is gone, of another size or without a reference file's magic (being
+     *     created, or not one: {@link #open} refuses those too). A copy of another build's file (another
+     *     {@link #VERSION}) says only {@link #isThisVersion()} and {@link #mayBeHeldByAnotherBuild()}.
      * @throws UncheckedIOException when the file is there but cannot be read (out of file descriptors, an I/O
      *     error): the caller cannot tell whether the array is held, and must not judge it unheld
      */
@@ -146,9 +156,33 @@ final class RefCountFile {
             throw new UncheckedIOException("cannot read the reference file " + path, e);
         }
         final RefCountFile copy = new RefCountFile(path, scratch.clear());
-        final boolean header = copy.buffer.getInt(0) == MAGIC && copy.buffer.getInt(4) == VERSION
-            && copy.buffer.getInt(12) == SLOTS;
-        return header ? copy : null;
+        return copy.buffer.getInt(0) == MAGIC ? copy : null;
+    }
+
+    /** @return whether this file is of this build's {@link #VERSION}: no other may be judged or changed here */
+    boolean isThisVersion() {
+        return buffer.getInt(4) == VERSION && buffer.getInt(12) == SLOTS;
+    }
+
+    /**
+     * For a file of another version, written by a process of another sharray build on this machine (an older one
+     * still running beside a newer one): whether a live process may hold the array, so that a reaper keeps its
+     * dead owner's folder. Version 2 laid its slots out as this one does, naming each holder by a positive pid and
+     * its start time: it is held while such a holder with references lives. Of any other version nothing is
+     * known: it is left to its own build.
+     */
+    boolean mayBeHeldByAnotherBuild() {
+        if (buffer.getInt(4) != 2 || buffer.getInt(12) != SLOTS) {
+            return true;
+        }
+        for (int i = 0; i < SLOTS; i++) {
+            final int o = ownerOffset(i);
+            final long pid = buffer.getLongVolatile(o);
+            if (pid > 0 && buffer.getLongVolatile(o + 16) > 0 && ProcessIdentity.isAlive(pid, buffer.getLongVolatile(o + 8))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void runAccessHook(Path path) {
@@ -177,7 +211,7 @@ final class RefCountFile {
             final long pid = buffer.getLongVolatile(o);
             final long count = buffer.getLongVolatile(o + 16);
             // a free slot's count is left alone: a claim resets it, and total() skips it
-            if (pid < RECLAIMING || (pid > 0 && count < 0)) {
+            if (pid < 0 && !ProcessWords.isReclaimMark(pid) || pid > ProcessWords.MAX_PID || pid != 0 && count < 0) {
                 return "holder slot " + i + " has pid " + pid + " and count " + count;
             }
             if (countsWithoutIdentity(pid, buffer.getLongVolatile(o + 8), count)) {
@@ -220,7 +254,16 @@ final class RefCountFile {
         for (int i = 0; i < SLOTS; i++) {
             int o = ownerOffset(i);
             if (buffer.getLongVolatile(o) == ProcessIdentity.PID) {
-                if (buffer.getLongVolatile(o + 8) == ProcessIdentity.START) {
+                final long start = buffer.getLongVolatile(o + 8);
+                if (start == ProcessIdentity.START) {
+                    return i;
+                }
+                if (start == 0) {
+                    // our pid without a start is no other process's claim in progress (our claims are serialised):
+                    // a slot a reclaimer gave back to us after our freeSlot stopped waiting for it, or the claim of
+                    // an earlier process with our pid killed midway. No other process frees it while we live: ours.
+                    buffer.putLongVolatile(o + 16, 0);
+                    buffer.putLongVolatile(o + 8, ProcessIdentity.START);
                     return i;
                 }
                 reclaimIfDead(i); // an earlier process with our pid
@@ -301,9 +344,10 @@ final class RefCountFile {
         // the start first: our pid without a start reads as a claim in progress, which no reclaimer frees; the
         // other order would let a new claimer's pid pair with our start for a moment and be judged dead
         buffer.putLongVolatile(o + 8, 0);
-        // a reclaimer in another process may hold the slot for a moment (see reclaimIfDead) and give it back to us
+        // a reclaimer in another process may hold the slot for a moment (see reclaimIfDead) and give it back to us;
+        // if it died holding it, whoever takes its reclaim over gives the slot back to us, and claimSlot takes it
         for (int spins = 0; !buffer.compareAndSetLong(o, ProcessIdentity.PID, 0)
-            && buffer.getLongVolatile(o) == RECLAIMING && spins < 1_000_000; spins++) {
+            && buffer.getLongVolatile(o) < 0 && spins < 1_000_000; spins++) {
             Thread.onSpinWait();
         }
     }
@@ -319,7 +363,7 @@ final class RefCountFile {
         for (int i = 0; i < SLOTS; i++) {
             final long pid = buffer.getLongVolatile(ownerOffset(i));
             // a slot being reclaimed counts until its count is taken: a reclaimer may yet give it back to its owner
-            if (pid > 0 || pid == RECLAIMING) {
+            if (pid != 0) {
                 // a negative count (written by no sharray process) holds nothing and must not cancel a real one
                 total += Math.max(0, buffer.getLongVolatile(countOffset(i)));
             }
@@ -374,9 +418,11 @@ final class RefCountFile {
     long reclaimDead() {
         long reclaimed = 0;
         for (int i = 0; i < SLOTS; i++) {
-            long pid = buffer.getLongVolatile(ownerOffset(i));
+            final long pid = buffer.getLongVolatile(ownerOffset(i));
             if (pid > 0 && pid != ProcessIdentity.PID) {
                 reclaimed += reclaimIfDead(i);
+            } else if (pid < 0) {
+                reclaimed += takeOverReclaim(i, pid);
             }
         }
         return reclaimed;
@@ -386,7 +432,8 @@ final class RefCountFile {
     boolean hasReclaimableSlot() {
         for (int i = 0; i < SLOTS; i++) {
             final long pid = buffer.getLongVolatile(ownerOffset(i));
-            if (pid > 0 && pid != ProcessIdentity.PID && isReclaimable(i, pid)) {
+            if (pid > 0 && pid != ProcessIdentity.PID && isReclaimable(i, pid)
+                || pid < 0 && ProcessWords.isReclaimMark(pid) && !ProcessWords.isReclaimerAlive(pid)) {
                 return true;
             }
         }
@@ -409,12 +456,13 @@ final class RefCountFile {
             hook.run();
         }
         final long start = buffer.getLongVolatile(o + 8);
-        return pid > 0 && (countsWithoutIdentity(pid, start, count) || !ProcessIdentity.isAlive(pid, start));
+        return pid > 0 && pid <= ProcessWords.MAX_PID
+            && (countsWithoutIdentity(pid, start, count) || !ProcessIdentity.isAlive(pid, start));
     }
 
     private long reclaimIfDead(int slot) {
-        int o = ownerOffset(slot);
-        long pid = buffer.getLongVolatile(o);
+        final int o = ownerOffset(slot);
+        final long pid = buffer.getLongVolatile(o);
         if (!isReclaimable(slot, pid)) {
             return 0;
         }
@@ -422,92 +470,154 @@ final class RefCountFile {
         if (hook != null) {
             hook.run();
         }
-        if (!buffer.compareAndSetLong(o, pid, RECLAIMING)) {
+        if (!buffer.compareAndSetLong(o, pid, ProcessWords.reclaimMark(pid))) {
             return 0; // another reclaimer won
         }
-        // The CAS checks the pid only, and since processes give their slots back, the slot may have changed hands
-        // while we judged it: its live holder gave it back and claimed it again, or another process had it in
-        // between, so that our reads of its count and start belonged to different tenures (a count of the previous
-        // one and no start yet of the next looks corrupt; another process's start looks like a dead one's). Now
-        // that the slot is ours, nobody can claim or give it back, and only a claim in progress of that pid still
-        // writes it: judge it again. If it is no longer reclaimable, give it back untouched (total() counts a slot
-        // being reclaimed, so its holder's references never vanish from a deleter's view meanwhile).
+        return reclaimMarked(slot, pid);
+    }
+
+    /**
+     * Takes over the reclaim of a slot whose reclaimer died holding it under its mark: the slot would otherwise
+     * stay taken for ever, and the references it counts would keep the array alive for ever.
+     */
+    private long takeOverReclaim(int slot, long mark) {
+        if (!ProcessWords.isReclaimMark(mark) || ProcessWords.isReclaimerAlive(mark)) {
+            return 0; // at work, ours included
+        }
+        final long pid = ProcessWords.holderOf(mark);
+        if (!buffer.compareAndSetLong(ownerOffset(slot), mark, ProcessWords.reclaimMark(pid))) {
+            return 0; // another process took it over
+        }
+        return reclaimMarked(slot, pid);
+    }
+
+    /**
+     * Finishes a reclaim once this process's mark holds the slot of {@code pid}: nobody can claim or give the slot
+     * back now, and only a claim in progress of that pid still writes it.
+     *
+     * <p>The CAS checks the pid only, and since processes give their slots back, the slot may have changed hands
+     * while we judged it: its live holder gave it back and claimed it again, or another process had it in between,
+     * so that our reads of its count and start belonged to different tenures (a count of the previous one and no
+     * start yet of the next looks corrupt; another process's start looks like a dead one's). A reclaimer that died
+     * under its mark may have left the slot anywhere between judged and reset. So judge it again: if it is no longer
+     * reclaimable, give it back untouched (total() counts a marked slot, so its holder's references never vanish
+     * from a deleter's view meanwhile). Reset in this order (count, start, pid), a slot is never freed with a count.
+     */
+    private long reclaimMarked(int slot, long pid) {
+        final Runnable hook = afterReclaimMark;
+        if (hook != null) {
+            hook.run();
+        }
+        final int o = ownerOffset(slot);
         if (!isReclaimable(slot, pid)) {
             buffer.putLongVolatile(o, pid);
             return 0;
         }
-        long count = buffer.getAndSetLong(o + 16, 0);
+        final long count = buffer.getAndSetLong(o + 16, 0);
         buffer.putLongVolatile(o + 8, 0);
         buffer.putLongVolatile(o, 0);
         return count;
     }
 
     /**
-     * Moves LIVE to DELETING when no references remain, and records this process as the deleter.
+     * Begins the deletion when no references remain: names this process in the deleter word, moves LIVE to
+     * DELETING and rereads the total (a holder that acquired meanwhile keeps the array: LIVE again).
+     *
+     * <p>A live process that holds the deleter word moves the state on or gives the word back within a few
+     * instructions, and a release must not give up on it meanwhile: that process may be reverting because of the
+     * very reference this release dropped, and then nobody else would delete. So a release waits (at most
+     * {@value #DELETING_TIMEOUT_NANOS} ns) until the word and state settle. A deleter that died at any point is
+     * taken over.
      *
      * @return true when the caller won and must delete the files, then call {@link #markDeleted()}
      */
     boolean tryBeginDelete() {
-        if (total() != 0 || !buffer.compareAndSetInt(STATE_OFFSET, LIVE, DELETING)) {
+        long deadline = 0;
+        while (total() == 0) {
+            final int state = state();
+            final long deleter = buffer.getLongVolatile(DELETER_OFFSET);
+            if (state == DELETED) {
+                return false;
+            }
+            if (deleter == 0 || !ProcessWords.isAlive(deleter)) {
+                if (buffer.compareAndSetLong(DELETER_OFFSET, deleter, SELF)) {
+                    return settleDeletion();
+                }
+                continue;
+            }
+            final long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + DELETING_TIMEOUT_NANOS;
+            } else if (now > deadline) {
+                return false; // a live deleter stopped in its tracks (SIGSTOP): it finishes when it resumes
+            }
+            Thread.onSpinWait();
+        }
+        return false;
+    }
+
+    /**
+     * Takes over a deletion whose deleter ended (killed at any point after naming itself) and finishes what it
+     * began: it rereads the total as the deleter would have (a holder that took its reference just before the
+     * deleter's CAS keeps the array LIVE), else the caller deletes. Call it after {@link #reclaimDead()}.
+     *
+     * @return true when the caller took it over and must delete the files, then call {@link #markDeleted()}
+     */
+    boolean tryTakeOverDelete() {
+        final long deleter = buffer.getLongVolatile(DELETER_OFFSET);
+        if (state() != DELETING || !deleterEnded(deleter) || !buffer.compareAndSetLong(DELETER_OFFSET, deleter, SELF)) {
             return false;
         }
-        // start before pid: whoever reads the pid then reads the start that goes with it
-        buffer.putLongVolatile(DELETER_START_OFFSET, ProcessIdentity.START);
-        buffer.putLongVolatile(DELETER_PID_OFFSET, ProcessIdentity.PID);
+        return settleDeletion();
+    }
+
+    /**
+     * Holding the deleter word: moves LIVE to DELETING (unless a deleter whose word we took over already had), then
+     * rereads the total. Only the holder of the word moves the state, and it reverts state first, word second:
+     * a release that waits on the word then finds the array LIVE.
+     */
+    private boolean settleDeletion() {
+        final Runnable hook = afterDeleterNamed;
+        if (hook != null) {
+            hook.run();
+        }
+        if (!buffer.compareAndSetInt(STATE_OFFSET, LIVE, DELETING) && state() != DELETING) {
+            return false; // DELETED: the deleter whose word we took over had finished
+        }
         if (total() != 0) {
-            buffer.putLongVolatile(DELETER_PID_OFFSET, 0);
             buffer.putIntVolatile(STATE_OFFSET, LIVE); // an acquirer raced in: it keeps the array alive
+            buffer.putLongVolatile(DELETER_OFFSET, 0);
             return false;
         }
         return true;
     }
 
     /**
-     * Takes over a deletion whose deleter ended between DELETING and DELETED (killed while unlinking), and
-     * finishes what it began: it re-reads the total as the deleter would have (a holder that took its reference
-     * just before the deleter's CAS keeps the array LIVE), else the caller deletes. Call it after
-     * {@link #reclaimDead()}. One process takes over: the pid goes through -1, so that no second taker reads
-     * the new pid with the old start time and judges the taker dead.
-     *
-     * @return true when the caller took it over and must delete the files, then call {@link #markDeleted()}
+     * @return whether a slot belongs to {@code pid}, or is being reclaimed by it or from it (whatever it counts,
+     *     and whether that process is alive)
      */
-    boolean tryTakeOverDelete() {
-        final long pid = buffer.getLongVolatile(DELETER_PID_OFFSET);
-        if (state() != DELETING || !deleterEnded(pid) || !buffer.compareAndSetLong(DELETER_PID_OFFSET, pid, RECLAIMING)) {
-            return false;
-        }
-        buffer.putLongVolatile(DELETER_START_OFFSET, ProcessIdentity.START);
-        buffer.putLongVolatile(DELETER_PID_OFFSET, ProcessIdentity.PID);
-        if (total() != 0) {
-            buffer.putLongVolatile(DELETER_PID_OFFSET, 0);
-            buffer.putIntVolatile(STATE_OFFSET, LIVE);
-            return false;
-        }
-        return true;
-    }
-
-    /** @return whether a slot belongs to {@code pid} (whatever it counts, and whether that process is alive) */
     boolean hasSlotOf(long pid) {
         for (int i = 0; i < SLOTS; i++) {
-            if (buffer.getLongVolatile(ownerOffset(i)) == pid) {
+            final long word = buffer.getLongVolatile(ownerOffset(i));
+            if (word == pid || ProcessWords.isReclaimMark(word)
+                && (ProcessWords.holderOf(word) == pid || ProcessWords.reclaimerOf(word) == pid)) {
                 return true;
             }
         }
         return false;
     }
 
-    /** @return the pid of the process that began the deletion (0 when none has, -1 while one takes it over) */
+    /** @return the pid of the process named in the deleter word (0 when none): it began or is about to delete */
     long deleterPid() {
-        return buffer.getLongVolatile(DELETER_PID_OFFSET);
+        return ProcessWords.pidOf(buffer.getLongVolatile(DELETER_OFFSET));
     }
 
     private boolean deleterEnded() {
-        return deleterEnded(buffer.getLongVolatile(DELETER_PID_OFFSET));
+        return deleterEnded(buffer.getLongVolatile(DELETER_OFFSET));
     }
 
-    /** A deleter that died before recording itself (a few instructions after its CAS) cannot be judged: it stays. */
-    private boolean deleterEnded(long pid) {
-        return pid > 0 && !ProcessIdentity.isAlive(pid, buffer.getLongVolatile(DELETER_START_OFFSET));
+    private static boolean deleterEnded(long deleter) {
+        return deleter != 0 && !ProcessWords.isAlive(deleter);
     }
 
     void markDeleted() {

@@ -90,8 +90,8 @@ public final class SharedArrays {
         } catch (java.io.UncheckedIOException e) {
             return null; // unreadable now, as a file that vanished while listing
         }
-        if (refs == null) {
-            return null;
+        if (refs == null || !refs.isThisVersion()) {
+            return null; // gone, being created, or another build's: its layout may differ
         }
         try {
             if (refs.looksCorrupt()) {

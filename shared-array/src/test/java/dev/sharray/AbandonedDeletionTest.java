@@ -27,15 +27,9 @@ class AbandonedDeletionTest {
 
     @Test
     void aDeletionWhoseDeleterWasKilledMidwayIsFinishedByTheReaper() throws Exception {
-        final long[] deleter = endedProcess();
-        final SharedArray a = SharedArray.create(DType.FLOAT64, 1000);
-        final Path data = a.path();
+        final Descriptor d = abandoned(ChildJvm.endedProcess());
+        final Path data = d.path();
         final Path ref = Segments.refPathFor(data);
-        final Descriptor d = a.descriptor();
-        // what the deleter leaves when killed after its CAS: DELETING, itself recorded, and our release then
-        // finds the array being deleted by someone else
-        writeDeletion(ref, deleter);
-        a.release();
         assertTrue(Files.exists(data) && Files.exists(ref), "the abandoned deletion left both files");
         assertThrows(IllegalStateException.class, () -> SharedArray.open(d), "an abandoned deletion is not opened");
 
@@ -47,14 +41,28 @@ class AbandonedDeletionTest {
     }
 
     @Test
+    void theLastReleaseFinishesADeletionWhoseDeleterWasKilledMidway() throws Exception {
+        final long[] deleter = ChildJvm.endedProcess();
+        final SharedArray a = SharedArray.create(DType.FLOAT64, 1000);
+        final Path ref = Segments.refPathFor(a.path());
+        // the deleter saw a total of 0 (a moment when ours was 0), named itself, moved the state and was killed
+        RefSlots.writeDeletion(ref, deleter[0], deleter[1]);
+
+        a.release(); // the total is 0 again: this release takes the dead deleter's word over
+
+        assertFalse(Files.exists(a.path()), "the release finished the deletion: data file");
+        assertFalse(Files.exists(ref), "the release finished the deletion: refcount file");
+    }
+
+    @Test
     void reapProcessFinishesOnlyTheDeletionsThatProcessBeganAndNoneWhoseDeleterLives() throws Exception {
-        final long[] first = endedProcess();
-        final long[] second = endedProcess();
+        final long[] first = ChildJvm.endedProcess();
+        final long[] second = ChildJvm.endedProcess();
         final long[] alive = {1, ProcessIdentity.startOf(1)}; // init: a deleter that is still at work
         assertTrue(alive[1] != 0, "pid 1's start time is readable");
-        final Path x = abandoned(first);
-        final Path y = abandoned(second);
-        final Path z = abandoned(alive);
+        final Path x = abandoned(first).path();
+        final Path y = abandoned(second).path();
+        final Path z = abandoned(alive).path();
 
         SharedArrays.reapProcess(first[0]);
         assertFalse(Files.exists(x), "the first process's deletion is finished");
@@ -72,7 +80,7 @@ class AbandonedDeletionTest {
 
     @Test
     void aHolderThatTookItsReferenceJustBeforeTheKilledDeletersCasKeepsTheArray() throws Exception {
-        final long[] deleter = endedProcess();
+        final long[] deleter = ChildJvm.endedProcess();
         final SharedArray a = SharedArray.create(DType.FLOAT64, 1000);
         a.setDouble(42.0, 999);
         final Path ref = Segments.refPathFor(a.path());
@@ -134,32 +142,27 @@ class AbandonedDeletionTest {
         }
     }
 
-    /** @return {pid, start} of a real process that has ended */
-    private static long[] endedProcess() throws Exception {
-        try (ChildJvm child = ChildJvm.start(ArrayAgent.class, List.of())) {
-            final long pid = Long.parseLong(child.expect("ready "));
-            final long start = ProcessIdentity.startOf(pid);
-            assertTrue(start != 0, "the child's start time is readable");
-            child.kill9();
-            return new long[] {pid, start};
-        }
-    }
 
-    /** @return the data file of a new array whose deletion {@code deleter} began and did not finish */
-    private static Path abandoned(long[] deleter) throws Exception {
-        final SharedArray a = SharedArray.create(DType.INT32, 10);
-        writeDeletion(Segments.refPathFor(a.path()), deleter);
-        a.release();
-        assertTrue(Files.exists(a.path()));
-        return a.path();
+    /**
+     * @return the descriptor of a new array whose deletion {@code deleter} began and did not finish, in the folder of
+     *     a killed process that held it last (so that no release of ours takes the deletion over)
+     */
+    private static Descriptor abandoned(long[] deleter) throws Exception {
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
+            owner.expect("ready ");
+            owner.send("create INT32 10");
+            final String line = owner.readLine();
+            assertTrue(line.startsWith("desc "), line);
+            owner.kill9();
+            final Descriptor d = Descriptor.fromBytes(HexFormat.of().parseHex(line.substring(5)));
+            writeDeletion(Segments.refPathFor(d.path()), deleter);
+            assertTrue(Files.exists(d.path()));
+            return d;
+        }
     }
 
     /** Writes state DELETING and the deleter's identity into {@code ref}, as a deleter does right after its CAS. */
-    private static void writeDeletion(Path ref, long[] deleter) throws Exception {
-        try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.WRITE)) {
-            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, deleter[0]), 16);
-            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, deleter[1]), 24);
-            ch.write(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0, RefCountFile.DELETING), 8);
-        }
+    private static void writeDeletion(Path ref, long[] deleter) {
+        RefSlots.writeDeletion(ref, deleter[0], deleter[1]);
     }
 }

@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   reap                         -> "reaped FOLDERS ARRAYS"
  *   folder                       -> "folder PATH"   (this process's sharray folder, created; no array)
  *   retain-mappings BYTES        -> "ok"           (SharedArrays.retainMappings, as a pool's worker does)
+ *   halt-at deleter|reclaim      -> "ok"           (this JVM dies, as by kill -9, once it has named itself the
+ *                                                   deleter of an array, or marked a dead holder's slot)
  *   exit                         -> exits normally (shutdown hooks run)
  * </pre>
  */
@@ -103,6 +105,16 @@ public final class ArrayAgent {
                         SharedArrays.retainMappings(Long.parseLong(w[1]));
                         System.out.println("ok");
                         break;
+                    case "halt-at": {
+                        final Runnable halt = () -> Runtime.getRuntime().halt(137);
+                        if (w[1].equals("deleter")) {
+                            RefCountFile.afterDeleterNamed = halt;
+                        } else {
+                            RefCountFile.afterReclaimMark = halt;
+                        }
+                        System.out.println("ok");
+                        break;
+                    }
                     case "exit":
                         System.exit(0);
                         break;

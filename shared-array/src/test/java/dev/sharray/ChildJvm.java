@@ -111,6 +111,19 @@ public final class ChildJvm implements AutoCloseable {
         process.waitFor(10, TimeUnit.SECONDS);
     }
 
+    /** @return {pid, start time} of a real process that has ended: an {@link ArrayAgent} started and killed */
+    static long[] endedProcess() throws Exception {
+        try (ChildJvm child = start(ArrayAgent.class, List.of())) {
+            final long pid = Long.parseLong(child.expect("ready "));
+            final long start = ProcessIdentity.startOf(pid);
+            if (start == 0) {
+                throw new IllegalStateException("the start time of child " + pid + " is unreadable");
+            }
+            child.kill9();
+            return new long[] {pid, start};
+        }
+    }
+
     /** Closes stdin and waits for a normal exit. */
     public int finish() throws InterruptedException {
         in.close();

@@ -91,12 +91,13 @@ class DeadOwnerFolderRaceTest {
             owner.kill9();
             // a live process (init stands for it) saw a total of 0 just before the holder's reference and moved the
             // state to DELETING: it rereads the total, sees the holder and reverts to LIVE. A pass meanwhile:
-            writeDeletion(Segments.refPathFor(data), 1, ProcessIdentity.startOf(1));
+            RefSlots.writeDeletion(Segments.refPathFor(data), 1, ProcessIdentity.startOf(1));
 
             SharedArrays.reap();
 
             assertTrue(Files.exists(data), "the folder of the dead owner was deleted with the array a live process holds");
-            writeLive(Segments.refPathFor(data)); // the deleter reverts
+            RefSlots.writeState(Segments.refPathFor(data), RefCountFile.LIVE); // the deleter reverts: state, then word
+            RefSlots.writeDeleter(Segments.refPathFor(data), 0, 0);
             assertHeldAndIntact(holder, id, hex, data);
         }
     }
@@ -155,20 +156,5 @@ class DeadOwnerFolderRaceTest {
         assertEquals("ok", holder.readLine());
         SharedArrays.reap();
         assertTrue(!Files.exists(data) && !Files.exists(data.getParent()), "once released, the array and its folder go");
-    }
-
-    private static void writeDeletion(Path ref, long pid, long start) throws Exception {
-        try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.WRITE)) {
-            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, start), 24);
-            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, pid), 16);
-            ch.write(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0, RefCountFile.DELETING), 8);
-        }
-    }
-
-    private static void writeLive(Path ref) throws Exception {
-        try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.WRITE)) {
-            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, 0), 16);
-            ch.write(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0, RefCountFile.LIVE), 8);
-        }
     }
 }

@@ -11,12 +11,15 @@ import java.nio.file.StandardOpenOption;
 /**
  * Reads and writes the holder slots of a {@code .ref} file from a test, through the file (no mapping), to put a
  * slot into a state another process would leave it in. Fields of a slot: {@link #PID}, {@link #START},
- * {@link #COUNT} (see docs/descriptor-format.md).
+ * {@link #COUNT} (see docs/descriptor-format.md); and the state and deleter words.
  */
 final class RefSlots {
     static final int PID = 0;
     static final int START = 8;
     static final int COUNT = 16;
+    private static final int VERSION_OFFSET = 4;
+    private static final int STATE_OFFSET = 8;
+    private static final int DELETER_OFFSET = 16;
     private static final int SLOTS_OFFSET = 64;
     private static final int SLOT_SIZE = 32;
 
@@ -33,6 +36,15 @@ final class RefSlots {
         return -1;
     }
 
+    /** @return how many slots have {@code pid} as their pid */
+    static int slotsOf(Path ref, long pid) {
+        int n = 0;
+        for (int i = 0; i < RefCountFile.SLOTS; i++) {
+            n += read(ref, i, PID) == pid ? 1 : 0;
+        }
+        return n;
+    }
+
     static long read(Path ref, int slot, int field) {
         try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.READ)) {
             final ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
@@ -44,8 +56,43 @@ final class RefSlots {
     }
 
     static void write(Path ref, int slot, int field, long value) {
+        writeAt(ref, offset(slot, field), ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, value));
+    }
+
+    /** Writes state DELETING and names ({@code pid}, {@code start}) the deleter, as a deleter leaves the file once its CAS holds. */
+    static void writeDeletion(Path ref, long pid, long start) {
+        writeDeleter(ref, pid, start);
+        writeState(ref, RefCountFile.DELETING);
+    }
+
+    /** Writes the deleter word: 0 for none, else the identity of ({@code pid}, {@code start}). */
+    static void writeDeleter(Path ref, long pid, long start) {
+        writeAt(ref, DELETER_OFFSET, ByteBuffer.allocate(8).order(ByteOrder.nativeOrder())
+            .putLong(0, pid == 0 ? 0 : ProcessWords.identity(pid, start)));
+    }
+
+    /** Writes the file's version, as a process of another build would have created it. */
+    static void writeVersion(Path ref, int version) {
+        writeAt(ref, VERSION_OFFSET, ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0, version));
+    }
+
+    static void writeState(Path ref, int state) {
+        writeAt(ref, STATE_OFFSET, ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0, state));
+    }
+
+    static int readState(Path ref) {
+        try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.READ)) {
+            final ByteBuffer b = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder());
+            ch.read(b, STATE_OFFSET);
+            return b.getInt(0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void writeAt(Path ref, long offset, ByteBuffer value) {
         try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.WRITE)) {
-            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, value), offset(slot, field));
+            ch.write(value, offset);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
