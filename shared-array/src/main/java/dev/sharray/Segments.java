@@ -24,6 +24,8 @@ final class Segments {
     private static long retainBudget;
     private static long retainedBytes;
     private static volatile boolean exitHookInstalled;
+    /** Set when the exit hook begins: an array created after that would outlive the process until a reaper pass. */
+    private static volatile boolean exiting;
 
     private Segments() {
     }
@@ -371,6 +373,17 @@ final class Segments {
         return new ArrayList<>(OPEN.values());
     }
 
+    /**
+     * @throws IllegalStateException once the exit hook has begun, instead of the "0 bytes are free" a create
+     *     then met in the folder the hook had removed (or files nothing deleted at exit)
+     */
+    static void checkNotExiting() {
+        if (exiting) {
+            throw new IllegalStateException("cannot create a shared array: this JVM is exiting, and sharray's shutdown"
+                + " hook has already released this process's arrays and removed its folders");
+        }
+    }
+
     /** Registers {@link #onExit()} once: it also removes this process's owner folders, so whoever creates one calls this. */
     static synchronized void installExitHook() {
         if (!exitHookInstalled) {
@@ -384,6 +397,7 @@ final class Segments {
      * other process holds, then remove our empty folders. Mappings are left to the dying process.
      */
     static void onExit() {
+        exiting = true;
         List<Segment> segments;
         synchronized (Segments.class) {
             segments = new ArrayList<>(OPEN.values());

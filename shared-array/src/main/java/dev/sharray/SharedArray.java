@@ -1060,9 +1060,12 @@ public final class SharedArray extends NdArray implements AutoCloseable {
          * later as a crash.
          *
          * @return the array; release it when done
+         * @throws IllegalStateException when the JVM is exiting (sharray's shutdown hook has run): nothing would
+         *     delete the array's files before the next reaper pass, and its folder is gone
          */
         public SharedArray create() {
             Shapes.checkShape(shape, dtype);
+            Segments.checkNotExiting();
             Reaper.onFirstUse();
             byte[] header = NpyHeader.encode(dtype, shape);
             // A page multiple: Chronicle maps whole pages and would grow the file itself; NumPy ignores the tail.

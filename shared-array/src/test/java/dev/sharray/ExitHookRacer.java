@@ -9,7 +9,8 @@ import java.util.HexFormat;
  * A child JVM for {@link ExitWhileThreadsRunTest}: what a thread that still runs while the exit hook runs (as
  * after {@code System.exit} from another thread) does with its handles. It creates an array, prints
  * {@code "desc HEX"}, waits for a line, runs the exit hook ({@link Segments#onExit()}) at that point of its own
- * work, and then: takes a handle and gives it back, releases a handle, reads through a third. Prints
+ * work, and then: takes a handle and gives it back, releases a handle, reads through a third, and tries to
+ * create an array (refused, saying the JVM is exiting). Prints
  * {@code "ok"}, or {@code "failed "} and what went wrong.
  */
 public final class ExitHookRacer {
@@ -38,6 +39,16 @@ public final class ExitHookRacer {
             }
             v.release();
             a.release();
+            try {
+                final SharedArray late = SharedArray.create(DType.FLOAT64, 10);
+                System.out.println("failed: created " + late.path() + " after the exit hook");
+                return;
+            } catch (IllegalStateException e) {
+                if (!e.getMessage().contains("this JVM is exiting")) {
+                    System.out.println("failed: a create after the exit hook said " + e);
+                    return;
+                }
+            }
             System.out.println("ok");
         } catch (Throwable t) {
             System.out.println("failed: " + t);

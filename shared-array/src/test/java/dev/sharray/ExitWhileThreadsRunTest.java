@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * them faulted ({@code InternalError}), and the next release's atomic decrement on the unmapped refcount file
  * killed the JVM with SIGBUS (in {@code Unsafe_CompareAndSetLong}, VM code, where HotSpot does not turn the fault
  * into an error). A chaos run saw the exceptions and faults in agents that exited while working. Now a release
- * after the hook neither throws nor unmaps: the dying process keeps its mappings.
+ * after the hook neither throws nor unmaps: the dying process keeps its mappings. A create after the hook said
+ * "0 bytes are free" (the hook had removed the folder); it now says the JVM is exiting.
  */
 class ExitWhileThreadsRunTest {
 
