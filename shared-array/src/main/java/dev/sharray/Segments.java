@@ -241,9 +241,6 @@ final class Segments {
             }
             s.closed = true;
             OPEN.remove(s.dataPath, s);
-            if (s.refs != null) {
-                s.refs.freeSlot(s.slot); // under the lock: an open of the same file here claims a slot anew
-            }
             retire = s.refs != null && s.mapping.length() <= retainBudget;
         }
         if (s.refs == null) {
@@ -253,24 +250,32 @@ final class Segments {
         s.refs.reclaimDeadUnlessHeld();
         // Deleted while still mapped here, unmapped after: unlinking a file nobody maps frees its pages inside
         // the unlink (~20 ms for 512 MiB of tmpfs), a long window for a kill -9 to leave a half-deleted array.
-        if (deleteIfUnreferenced(s.refs, s.dataPath) >= 0) {
+        final boolean deleted = deleteIfUnreferenced(s.refs, s.dataPath) >= 0;
+        if (deleted) {
             removeFolderIfOwnerEnded(s.dataPath.getParent());
         }
-        if (!retire) {
-            s.mapping.unmap();
-            s.refs.unmap();
-            return;
-        }
         synchronized (Segments.class) {
-            // another thread may have opened and retired the same file between our release and this lock
-            final Segment previous = RETIRED.put(s.dataPath, s);
-            if (previous != null && previous != s) {
-                retainedBytes -= previous.mapping.length();
-                unmapRetired(previous);
+            // The slot (at 0 references) is given back only after the attempt to delete: a process killed before
+            // that attempt ends then still has a slot here, by which reapProcess of its pid finds the array (given
+            // back first, the array stayed until a full reaper pass). Under the lock: an open of the same file here
+            // meanwhile found this slot and counts in it, and then freeSlot leaves it.
+            if (!deleted) {
+                s.refs.freeSlot(s.slot);
             }
-            retainedBytes += s.mapping.length();
-            trimLocked();
+            if (retire) {
+                // another thread may have opened and retired the same file between our release and this lock
+                final Segment previous = RETIRED.put(s.dataPath, s);
+                if (previous != null && previous != s) {
+                    retainedBytes -= previous.mapping.length();
+                    unmapRetired(previous);
+                }
+                retainedBytes += s.mapping.length();
+                trimLocked();
+                return;
+            }
         }
+        s.mapping.unmap();
+        s.refs.unmap();
     }
 
     /**

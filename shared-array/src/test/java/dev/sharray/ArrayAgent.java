@@ -24,8 +24,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   reap                         -> "reaped FOLDERS ARRAYS"
  *   folder                       -> "folder PATH"   (this process's sharray folder, created; no array)
  *   retain-mappings BYTES        -> "ok"           (SharedArrays.retainMappings, as a pool's worker does)
- *   halt-at deleter|reclaim      -> "ok"           (this JVM dies, as by kill -9, once it has named itself the
- *                                                   deleter of an array, or marked a dead holder's slot)
+ *   halt-at deleter|reclaim|judge -> "ok"          (this JVM dies, as by kill -9, once it has named itself the
+ *                                                   deleter of an array, or marked a dead holder's slot, or as it
+ *                                                   judges whether a slot's holder is dead)
  *   exit                         -> exits normally (shutdown hooks run)
  * </pre>
  */
@@ -107,10 +108,10 @@ public final class ArrayAgent {
                         break;
                     case "halt-at": {
                         final Runnable halt = () -> Runtime.getRuntime().halt(137);
-                        if (w[1].equals("deleter")) {
-                            RefCountFile.afterDeleterNamed = halt;
-                        } else {
-                            RefCountFile.afterReclaimMark = halt;
+                        switch (w[1]) {
+                            case "deleter" -> RefCountFile.afterDeleterNamed = halt;
+                            case "reclaim" -> RefCountFile.afterReclaimMark = halt;
+                            default -> RefCountFile.betweenSlotReads = halt;
                         }
                         System.out.println("ok");
                         break;

@@ -65,6 +65,37 @@ class KilledInRoleTest {
         assertFalse(Files.exists(ref), "and refcount file");
     }
 
+    /**
+     * The last holder gave its slot back before it tried to delete: killed in between (here, as its release reclaims
+     * a dead holder's slot first), it left a live array that counted nothing and named it nowhere, which
+     * {@code reapProcess} of its pid did not find (only a full reaper pass did; the owner's exit hook neither).
+     */
+    @Test
+    void aLastHolderKilledBeforeItsDeleteEndedIsFoundByReapProcess() throws Exception {
+        final SharedArray a = SharedArray.create(DType.FLOAT64, 1000);
+        final Path ref = Segments.refPathFor(a.path());
+        try (ChildJvm last = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"));
+             ChildJvm earlier = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
+            last.expect("ready ");
+            earlier.expect("ready ");
+            final String id = open(last, a);
+            open(earlier, a); // after last's open, which reclaims the dead
+            earlier.send("exit"); // its exit hook drops its count: a dead slot at 0, which the last release reclaims
+            assertTrue(earlier.process().waitFor(30, TimeUnit.SECONDS));
+            assertEquals(0, earlier.process().exitValue());
+            a.release();
+            last.send("halt-at judge");
+            assertEquals("ok", last.readLine());
+            last.send("release " + id);
+            assertDied(last);
+            assertTrue(Files.exists(a.path()) && Files.exists(ref), "it died before it deleted");
+
+            SharedArrays.reapProcess(last.pid());
+        }
+        assertFalse(Files.exists(a.path()), "reapProcess of the killed last holder deleted the array: data file");
+        assertFalse(Files.exists(ref), "and refcount file");
+    }
+
     @Test
     void aReclaimerKilledUnderItsMarkIsTakenOverAndTheDeadHoldersReferenceDropped() throws Exception {
         final SharedArray a = SharedArray.create(DType.FLOAT64, 1000);
