@@ -11,7 +11,7 @@ import java.nio.file.StandardOpenOption;
 /**
  * Reads and writes the holder slots of a {@code .ref} file from a test, through the file (no mapping), to put a
  * slot into a state another process would leave it in. Fields of a slot: {@link #PID}, {@link #START},
- * {@link #COUNT} (see docs/descriptor-format.md); and the state and deleter words.
+ * {@link #COUNT} (see docs/descriptor-format.md); and the magic, state and deleter words.
  */
 final class RefSlots {
     static final int PID = 0;
@@ -85,6 +85,27 @@ final class RefSlots {
             final ByteBuffer b = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder());
             ch.read(b, STATE_OFFSET);
             return b.getInt(0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** @return the magic word: {@link RefCountFile#MAGIC} once the creator has written the header */
+    static int readMagic(Path ref) {
+        return (int) readAt(ref, 0, 4);
+    }
+
+    /** @return the deleter word: 0 for none, else the identity ({@link ProcessWords}) of the deleter */
+    static long readDeleter(Path ref) {
+        return readAt(ref, DELETER_OFFSET, 8);
+    }
+
+    private static long readAt(Path ref, long offset, int bytes) {
+        try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.READ)) {
+            final ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
+            b.limit(bytes);
+            ch.read(b, offset);
+            return bytes == 4 ? b.getInt(0) : b.getLong(0);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
