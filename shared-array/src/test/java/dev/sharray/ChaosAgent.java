@@ -45,7 +45,7 @@ final class ChaosAgent {
     /** Element {@code i} of an array published with seed {@code s} holds {@code s + i * GOLD}. */
     private static final long GOLD = 0x9E3779B97F4A7C15L;
     /** An operation that runs longer than this is reported as a hang, with every thread's stack. */
-    private static final long HANG_NANOS = 15_000_000_000L;
+    private static final long HANG_NANOS = 30_000_000_000L;
 
     /** One handle this agent holds, and what its memory and file must be. */
     private record Held(SharedArray a, long seed, long base, Path data, Object inode, long deadline) {
