@@ -12,9 +12,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The reaper removes the folder of a dead owner when no live process holds an array in it. It judged an array
@@ -24,26 +23,13 @@ import org.junit.jupiter.api.io.TempDir;
  * array in it, under a live holder: the file was unlinked (no other process could open the array any more)
  * while that holder still used it.
  */
+@ExtendWith(PrivateRoot.class) // no other test JVM's reaper acts on the dead processes here first
 class DeadOwnerFolderRaceTest {
 
-    private String before;
-
-    /** A private root: no other process's reaper (another test JVM's) reaps the dead owner's folder first. */
-    @BeforeEach
-    void privateRoot(@TempDir Path root) {
-        before = System.getProperty("sharray.tempFolder");
-        System.setProperty("sharray.tempFolder", root.toString()); // children inherit it (ChildJvm)
-    }
-
     @AfterEach
-    void restore() {
+    void clearHooks() {
         Reaper.beforeDelete = null;
         RefCountFile.beforeAccess = null;
-        if (before == null) {
-            System.clearProperty("sharray.tempFolder");
-        } else {
-            System.setProperty("sharray.tempFolder", before);
-        }
     }
 
     @Test
@@ -73,22 +59,16 @@ class DeadOwnerFolderRaceTest {
             SharedArrays.reap();
 
             assertTrue(id[0] != null, "the opener opened the array in the reaper's window");
-            assertHeldAndIntact(opener, id[0], hex, data);
+            assertHeldAndIntact(opener, new Held(hex, id[0], data));
         }
     }
 
     @Test
     void anArrayALiveDeleterIsAboutToGiveBackToItsHolderKeepsItsFolder() throws Exception {
-        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of());
-             ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
-            owner.expect("ready ");
+        try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
             holder.expect("ready ");
-            owner.send("create FLOAT64 1000");
-            final String hex = owner.expect("desc ");
-            final Path data = Descriptor.fromBytes(HexFormat.of().parseHex(hex)).path();
-            holder.send("open " + hex);
-            final String id = holder.expect("id ");
-            owner.kill9();
+            final Held held = arrayOfAKilledOwnerHeldBy(holder);
+            final Path data = held.data();
             // a live process (init stands for it) saw a total of 0 just before the holder's reference and moved the
             // state to DELETING: it rereads the total, sees the holder and reverts to LIVE. A pass meanwhile:
             RefSlots.writeDeletion(Segments.refPathFor(data), 1, ProcessIdentity.startOf(1));
@@ -98,7 +78,7 @@ class DeadOwnerFolderRaceTest {
             assertTrue(Files.exists(data), "the folder of the dead owner was deleted with the array a live process holds");
             RefSlots.writeState(Segments.refPathFor(data), RefCountFile.LIVE); // the deleter reverts: state, then word
             RefSlots.writeDeleter(Segments.refPathFor(data), 0, 0);
-            assertHeldAndIntact(holder, id, hex, data);
+            assertHeldAndIntact(holder, held);
         }
     }
 
@@ -117,16 +97,11 @@ class DeadOwnerFolderRaceTest {
      * its holders: it was judged unheld, and the dead owner's folder went with an array a live process held.
      */
     private static void assertUnjudgedArrayKeepsItsFolder(boolean failTheRead) throws Exception {
-        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of());
-             ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
-            owner.expect("ready ");
+        try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
             holder.expect("ready ");
-            owner.send("create FLOAT64 1000");
-            final String hex = owner.expect("desc ");
-            final Path data = Descriptor.fromBytes(HexFormat.of().parseHex(hex)).path();
-            holder.send("open " + hex);
-            final String id = holder.expect("id ");
-            owner.kill9(); // its slot, still counting its reference, makes a pass read the file and then map it
+            // the killed owner's slot, still counting its reference, makes a pass read the file and then map it
+            final Held held = arrayOfAKilledOwnerHeldBy(holder);
+            final Path data = held.data();
             final Path ref = Segments.refPathFor(data);
             final int[] accesses = {0};
             RefCountFile.beforeAccess = path -> {
@@ -139,12 +114,32 @@ class DeadOwnerFolderRaceTest {
 
             RefCountFile.beforeAccess = null;
             assertEquals(failTheRead ? 1 : 2, accesses[0], "the pass read the reference file, then mapped it");
-            assertHeldAndIntact(holder, id, hex, data);
+            assertHeldAndIntact(holder, held);
+        }
+    }
+
+    /** An array a child holds: its descriptor in hex, the child's handle id, its data file. */
+    private record Held(String hex, String id, Path data) {
+    }
+
+    /** A new owner creates an array, {@code holder} opens it, and the owner is killed. */
+    private static Held arrayOfAKilledOwnerHeldBy(ChildJvm holder) throws Exception {
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
+            owner.expect("ready ");
+            owner.send("create FLOAT64 1000");
+            final String hex = owner.expect("desc ");
+            holder.send("open " + hex);
+            final String id = holder.expect("id ");
+            owner.kill9();
+            return new Held(hex, id, Descriptor.fromBytes(HexFormat.of().parseHex(hex)).path());
         }
     }
 
     /** The holder's array still has its files, opens here, and shows what the holder writes. */
-    private static void assertHeldAndIntact(ChildJvm holder, String id, String hex, Path data) throws Exception {
+    private static void assertHeldAndIntact(ChildJvm holder, Held held) throws Exception {
+        final String id = held.id();
+        final String hex = held.hex();
+        final Path data = held.data();
         assertTrue(Files.exists(data), "the data file of an array a live process holds was deleted");
         assertTrue(Files.exists(Segments.refPathFor(data)), "its refcount file was deleted");
         holder.send("set " + id + " 7 5");

@@ -9,10 +9,8 @@ import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A process that takes a role in a reference file (the array's deleter, the reclaimer of a dead holder's slot)
@@ -23,25 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * owner's folder, as long as the owner lived. The children here die inside the window, at the instruction after
  * the CAS (Runtime.halt from a test hook: no shutdown hook, no release, as kill -9).
  */
+@ExtendWith(PrivateRoot.class) // no other test JVM's reaper acts on the dead processes here first
 class KilledInRoleTest {
-
-    private String before;
-
-    /** A private root: no other test JVM's reaper takes the dead children's roles over first. */
-    @BeforeEach
-    void privateRoot(@TempDir Path root) {
-        before = System.getProperty("sharray.tempFolder");
-        System.setProperty("sharray.tempFolder", root.toString()); // children inherit it (ChildJvm)
-    }
-
-    @AfterEach
-    void restore() {
-        if (before == null) {
-            System.clearProperty("sharray.tempFolder");
-        } else {
-            System.setProperty("sharray.tempFolder", before);
-        }
-    }
 
     @Test
     void aDeleterKilledRightAfterNamingItselfIsTakenOverWhenItsProcessIsReaped() throws Exception {

@@ -7,10 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Processes of two sharray builds may share a machine (an older service beside a newer one). A reaper read a
@@ -20,26 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
  * version's holders are judged by its slots, which it laid out as this one does; any other version is left to its
  * own build.
  */
+@ExtendWith(PrivateRoot.class) // no other test JVM's reaper acts on the dead processes here first
 class OtherBuildsFilesTest {
     private static final int FREE_SLOT = 7;
-
-    private String before;
-
-    /** A private root: no other process's reaper (another test JVM's) reaps the dead owner's folder first. */
-    @BeforeEach
-    void privateRoot(@TempDir Path root) {
-        before = System.getProperty("sharray.tempFolder");
-        System.setProperty("sharray.tempFolder", root.toString()); // children inherit it (ChildJvm)
-    }
-
-    @AfterEach
-    void restore() {
-        if (before == null) {
-            System.clearProperty("sharray.tempFolder");
-        } else {
-            System.setProperty("sharray.tempFolder", before);
-        }
-    }
 
     @Test
     void aPreviousVersionsArrayALiveProcessHoldsKeepsItsDeadOwnersFolder() throws Exception {
