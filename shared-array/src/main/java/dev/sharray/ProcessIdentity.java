@@ -71,22 +71,33 @@ final class ProcessIdentity {
      *     process started at another time
      */
     static boolean isAlive(long pid, long start) {
+        return isAlive(pid, start, -1L);
+    }
+
+    /**
+     * As {@link #isAlive(long, long)}, where only the bits of the start time in {@code mask} were recorded (a
+     * reference file packs a pid and part of its start time into one word: {@link ProcessWords}).
+     *
+     * @param startBits the recorded start time's bits in {@code mask}, or 0 when unknown (then the pid alone counts)
+     */
+    static boolean isAlive(long pid, long startBits, long mask) {
         if (pid == PID) {
-            return start == 0 || start == START;
+            return startBits == 0 || (START & mask) == startBits;
         }
         if (pid <= 0) {
             return false;
         }
         if (!PROC) {
             long actual = startOf(pid);
-            return actual == 0 ? ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) : start == 0 || actual == start;
+            return actual == 0 ? ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)
+                : startBits == 0 || (actual & mask) == startBits;
         }
         if (!Files.exists(Path.of("/proc/" + pid))) {
             return false; // certainly gone (one system call; kill(pid, 0) would load JNA into every worker)
         }
         long now = System.nanoTime();
         long[] verified = VERIFIED.get(pid);
-        if (verified != null && verified[0] == start && now - verified[1] < TRUST_NANOS) {
+        if (verified != null && (verified[0] & mask) == startBits && now - verified[1] < TRUST_NANOS) {
             return true; // the same process was verified moments ago and its pid still exists
         }
         long actual = startOf(pid);
@@ -94,12 +105,12 @@ final class ProcessIdentity {
             VERIFIED.remove(pid);
             return false;
         }
-        if (actual == start) {
+        if ((actual & mask) == startBits) {
             VERIFIED.put(pid, new long[] {actual, now});
             if (now - lastSweep >= TRUST_NANOS && VERIFIED.size() > SWEEP_MIN) {
                 sweepExpired(now);
             }
         }
-        return start == 0 || actual == start;
+        return startBits == 0 || (actual & mask) == startBits;
     }
 }

@@ -38,7 +38,7 @@ final class ProcessWords {
 
     /** @return whether the process an identity word names still runs (false for 0: nobody) */
     static boolean isAlive(long identity) {
-        return identity > 0 && isAlive(pidOf(identity), identity >>> PID_BITS, IDENTITY_START_MASK);
+        return identity > 0 && ProcessIdentity.isAlive(pidOf(identity), identity >>> PID_BITS, IDENTITY_START_MASK);
     }
 
     /** @return the mark this process writes over the pid of {@code holderPid}'s slot while it reclaims that slot */
@@ -69,18 +69,7 @@ final class ProcessWords {
 
     /** @return whether the process that wrote a reclaim mark still runs */
     static boolean isReclaimerAlive(long mark) {
-        return isAlive(reclaimerOf(mark), -mark >>> (2 * PID_BITS), MARK_START_MASK);
-    }
-
-    private static boolean isAlive(long pid, long startBits, long mask) {
-        if (pid == ProcessIdentity.PID) {
-            return (ProcessIdentity.START & mask) == startBits;
-        }
-        if (startBits == 0) {
-            return ProcessIdentity.isAlive(pid, 0); // no start time known (or its low bits are all 0): the pid alone
-        }
-        final long start = ProcessIdentity.startOf(pid);
-        return start != 0 && (start & mask) == startBits;
+        return ProcessIdentity.isAlive(reclaimerOf(mark), -mark >>> (2 * PID_BITS), MARK_START_MASK);
     }
 
     private static long checkedPid(long pid) {
