@@ -46,6 +46,9 @@ final class Posix {
 
     private static native int posix_fallocate(int fd, long offset, long length);
 
+    /** The system call itself: unlike posix_fallocate, it never falls back to writing bytes into the file. */
+    private static native int fallocate(int fd, int mode, long offset, long length) throws LastErrorException;
+
     private static native int madvise(long address, long length, int advice) throws LastErrorException;
 
     private static native long mmap(long address, long length, int prot, int flags, int fd, long offset)
@@ -136,6 +139,35 @@ final class Posix {
         int fd = open(path, O_RDWR);
         try {
             return posix_fallocate(fd, 0, length);
+        } finally {
+            closeQuietly(fd);
+        }
+    }
+
+    /**
+     * Allocates the blocks of {@code [offset, offset + length)} of a file without changing a byte of it, so that
+     * a shared mapping may touch that range at once while other processes write it. posix_fallocate would not
+     * do: on a file system without fallocate, glibc emulates it by writing a zero into each block, over what
+     * another process may have just written there.
+     *
+     * @return 0 on success, else the errno (e.g. {@link #ENOSPC}, or EOPNOTSUPP where the file system cannot);
+     *     -1 when the C library is not available here
+     */
+    static int allocateInPlace(String path, long offset, long length) {
+        if (!AVAILABLE) {
+            return -1;
+        }
+        final int fd;
+        try {
+            fd = open(path, O_RDWR);
+        } catch (LastErrorException e) {
+            return e.getErrorCode();
+        }
+        try {
+            fallocate(fd, 0, offset, length);
+            return 0;
+        } catch (LastErrorException e) {
+            return e.getErrorCode();
         } finally {
             closeQuietly(fd);
         }

@@ -14,11 +14,19 @@ import org.agrona.concurrent.UnsafeBuffer;
  * atomic instructions on shared memory (Agrona {@link UnsafeBuffer} as an {@code AtomicBuffer}).
  *
  * <pre>
- *   0  int magic "SREF"   4 int version   8 int state (LIVE, DELETING, DELETED)   12 int slot count
+ *   0  int magic "SREF"   4 int version   8 int state (LIVE, DELETING, DELETED)   12 int slot count (2046)
  *   16 long deleter: its identity word ({@link ProcessWords}), 0 when none
+ *   24 int slots in use: only slots below it are ever claimed; 126, then one page (128 slots) more at a time
  *   64 + 32 i: slot i = long holder pid (0 free, a negative reclaim mark while being reclaimed),
  *              long holder start time, long count, pad
  * </pre>
+ *
+ * <p>The file is {@value #FILE_SIZE} bytes long, of which only the first page is allocated at first: the rest is
+ * a hole, never touched, until 126 live processes hold the array and a 127th wants to. That process allocates the
+ * next page ({@code fallocate}, so that a full file system refuses it there and then rather than with a SIGBUS on
+ * a write into the hole) and only then raises the slots in use with a CAS. Readers scan the slots in use, which
+ * they read after any CAS of their own: an acquirer raises the slots in use before it claims a slot there, so a
+ * deleter that reads the slots in use after its state CAS scans every slot whose count it must see.
  *
  * <p>Each holding process owns one slot; its count is the number of references (handles) that process
  * holds. The total is the sum over slots. Deletion is Dekker-style: the deleter CASes LIVE to DELETING and
@@ -32,19 +40,33 @@ import org.agrona.concurrent.UnsafeBuffer;
  * judged dead, and the next process that looks takes it over and finishes it (the reaper, a release, an open).
  */
 final class RefCountFile {
-    static final int FILE_SIZE = 4096;
+    private static final int PAGE = 4096;
+    /** The file's length; only the pages of the slots in use are allocated. */
+    static final int FILE_SIZE = 16 * PAGE;
+    /** The bytes a new file allocates: its first page. */
+    static final int CREATED_BYTES = PAGE;
     static final int MAGIC = 0x46455253; // "SREF"
-    /** 3: the deleter and reclaimers are named in the word they CAS (2 named them in later stores). */
-    static final int VERSION = 3;
+    /**
+     * 4: slots beyond the first page, as many holders need (3 had 126 slots in one page; 3 and 2 the same layout
+     * within it). 3: the deleter and reclaimers are named in the word they CAS (2 named them in later stores).
+     */
+    static final int VERSION = 4;
     static final int LIVE = 1;
     static final int DELETING = 2;
     static final int DELETED = 3;
 
     private static final int STATE_OFFSET = 8;
     private static final int DELETER_OFFSET = 16;
+    private static final int SLOTS_IN_USE_OFFSET = 24;
     private static final int SLOTS_OFFSET = 64;
     private static final int SLOT_SIZE = 32;
+    /** The most processes that can hold one array at once. */
     static final int SLOTS = (FILE_SIZE - SLOTS_OFFSET) / SLOT_SIZE;
+    /** The slots of the first page, in use from the start. */
+    static final int INITIAL_SLOTS = (PAGE - SLOTS_OFFSET) / SLOT_SIZE;
+    private static final int SLOTS_PER_PAGE = PAGE / SLOT_SIZE;
+    /** Versions 2 and 3: one page of {@value #INITIAL_SLOTS} slots laid out as in this one. */
+    private static final int EARLIER_FILE_SIZE = PAGE;
     private static final long DELETING_TIMEOUT_NANOS = 2_000_000_000L;
     /** The identity this process writes into the deleter word. */
     private static final long SELF = ProcessWords.identity(ProcessIdentity.PID, ProcessIdentity.START);
@@ -80,13 +102,19 @@ final class RefCountFile {
     static RefCountFile create(Path path) {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
             ch.truncate(0);
-            ch.write(java.nio.ByteBuffer.allocate(FILE_SIZE), 0);
+            ch.write(java.nio.ByteBuffer.allocate(CREATED_BYTES), 0); // allocated: a full file system fails here
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the reference file " + path, e);
+        }
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(path.toFile(), "rw")) {
+            file.setLength(FILE_SIZE); // the rest a hole, allocated a page at a time as holders need it
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the reference file " + path, e);
         }
         RefCountFile f = new RefCountFile(path, AgronaMapping.map(path, FILE_SIZE));
         f.buffer.putInt(4, VERSION);
         f.buffer.putInt(12, SLOTS);
+        f.buffer.putInt(SLOTS_IN_USE_OFFSET, INITIAL_SLOTS);
         f.buffer.putLong(SLOTS_OFFSET + 8, ProcessIdentity.START);
         f.buffer.putLong(SLOTS_OFFSET + 16, 1);
         f.buffer.putLong(SLOTS_OFFSET, ProcessIdentity.PID);
@@ -115,12 +143,42 @@ final class RefCountFile {
             f.unmap();
             throw new InvalidDescriptorException("refcount", path + " is not a sharray reference file of version " + VERSION);
         }
+        final int inUse = f.buffer.getIntVolatile(SLOTS_IN_USE_OFFSET);
+        if (!isValidSlotsInUse(inUse)) {
+            f.unmap();
+            throw new InvalidDescriptorException("refcount", path + " is corrupt: " + inUse + " slots in use");
+        }
+        // the process that raised the slots in use allocated their pages first; make sure of it (a no-op then), or
+        // a corrupt count would have us touch a hole that a full file system cannot fill: a SIGBUS
+        final int allocated = inUse == INITIAL_SLOTS ? 0 : Posix.allocateInPlace(path.toString(), 0, bytesOf(inUse));
+        if (allocated > 0) {
+            f.unmap();
+            throw new UncheckedIOException(new IOException("cannot allocate the " + inUse + " holder slots of " + path
+                + ": errno " + allocated));
+        }
         final String corrupt = f.corruption();
         if (corrupt != null) {
             f.unmap();
             throw new InvalidDescriptorException("refcount", path + " is corrupt: " + corrupt);
         }
         return f;
+    }
+
+    private static boolean isValidSlotsInUse(int inUse) {
+        return inUse >= INITIAL_SLOTS && inUse <= SLOTS && (inUse - INITIAL_SLOTS) % SLOTS_PER_PAGE == 0;
+    }
+
+    /** @return the bytes from the start of the file to the end of the last of {@code slots} slots: whole pages */
+    private static int bytesOf(int slots) {
+        return SLOTS_OFFSET + slots * SLOT_SIZE;
+    }
+
+    /**
+     * @return how many slots may be claimed ({@code [0, n)}), to be read after the caller's own CAS on the file,
+     *     as every scan does; kept within the mapping whatever the file says
+     */
+    private int slotsInUse() {
+        return Math.max(INITIAL_SLOTS, Math.min(buffer.getIntVolatile(SLOTS_IN_USE_OFFSET), SLOTS));
     }
 
     /**
@@ -143,20 +201,34 @@ final class RefCountFile {
         scratch.clear();
         runAccessHook(path);
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-            int read;
-            do {
-                read = ch.read(scratch, scratch.position());
-            } while (read > 0 && scratch.hasRemaining());
-            if (scratch.hasRemaining() || ch.size() != FILE_SIZE) {
+            final long size = ch.size();
+            // the first page holds the header and the slots every version has; the rest only the slots in use
+            if (size != FILE_SIZE && size != EARLIER_FILE_SIZE || !readUpTo(ch, scratch, PAGE)) {
                 return null;
             }
+            final RefCountFile copy = new RefCountFile(path, scratch);
+            if (copy.buffer.getInt(0) != MAGIC) {
+                return null;
+            }
+            if (copy.isThisVersion() && (size != FILE_SIZE || !readUpTo(ch, scratch, bytesOf(copy.slotsInUse())))) {
+                return null; // a file of this version is never one page only: open refuses it as well
+            }
+            return copy;
         } catch (java.nio.file.NoSuchFileException e) {
             return null;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the reference file " + path, e);
         }
-        final RefCountFile copy = new RefCountFile(path, scratch.clear());
-        return copy.buffer.getInt(0) == MAGIC ? copy : null;
+    }
+
+    /** @return whether {@code scratch} holds the file's bytes up to {@code end}, read from its position on */
+    private static boolean readUpTo(FileChannel ch, ByteBuffer scratch, int end) throws IOException {
+        scratch.limit(end);
+        int read = 1;
+        while (read > 0 && scratch.hasRemaining()) {
+            read = ch.read(scratch, scratch.position());
+        }
+        return !scratch.hasRemaining();
     }
 
     /** @return whether this file is of this build's {@link #VERSION}: no other may be judged or changed here */
@@ -167,18 +239,21 @@ final class RefCountFile {
     /**
      * For a file of another version, written by a process of another sharray build on this machine (an older one
      * still running beside a newer one): whether a live process may hold the array, so that a reaper keeps its
-     * dead owner's folder. Version 2 laid its slots out as this one does, naming each holder by a positive pid and
-     * its start time: it is held while such a holder with references lives. Of any other version nothing is
-     * known: it is left to its own build.
+     * dead owner's folder. Versions 2 and 3 laid out their {@value #INITIAL_SLOTS} slots as this one does, naming
+     * each holder by a positive pid and its start time: such a file is held while a holder with references lives,
+     * or while version 3 reclaims a slot (a negative mark; its references count until the reclaim ends). Of any
+     * other version nothing is known: it is left to its own build.
      */
     boolean mayBeHeldByAnotherBuild() {
-        if (buffer.getInt(4) != 2 || buffer.getInt(12) != SLOTS) {
+        final int version = buffer.getInt(4);
+        if (version != 2 && version != 3 || buffer.getInt(12) != INITIAL_SLOTS) {
             return true;
         }
-        for (int i = 0; i < SLOTS; i++) {
+        for (int i = 0; i < INITIAL_SLOTS; i++) {
             final int o = ownerOffset(i);
             final long pid = buffer.getLongVolatile(o);
-            if (pid > 0 && buffer.getLongVolatile(o + 16) > 0 && ProcessIdentity.isAlive(pid, buffer.getLongVolatile(o + 8))) {
+            if (pid < 0 || pid > 0 && buffer.getLongVolatile(o + 16) > 0
+                && ProcessIdentity.isAlive(pid, buffer.getLongVolatile(o + 8))) {
                 return true;
             }
         }
@@ -206,7 +281,8 @@ final class RefCountFile {
         if (state != LIVE && state != DELETING && state != DELETED) {
             return "unknown state " + state;
         }
-        for (int i = 0; i < SLOTS; i++) {
+        final int inUse = slotsInUse();
+        for (int i = 0; i < inUse; i++) {
             final int o = ownerOffset(i);
             final long pid = buffer.getLongVolatile(o);
             final long count = buffer.getLongVolatile(o + 16);
@@ -246,12 +322,15 @@ final class RefCountFile {
     }
 
     /**
-     * Finds this process's slot or claims a free one. The caller serialises claims within the process.
+     * Finds this process's slot or claims a free one, reclaiming dead holders' slots and then allocating a page of
+     * slots more when live processes hold all in use. The caller serialises claims within the process.
      *
-     * @throws IllegalStateException when all slots are held by live processes
+     * @throws IllegalStateException when all {@value #SLOTS} slots are held by live processes, or no more can be
+     *     allocated (a full file system)
      */
     int claimSlot() {
-        for (int i = 0; i < SLOTS; i++) {
+        final int inUse = slotsInUse();
+        for (int i = 0; i < inUse; i++) {
             int o = ownerOffset(i);
             if (buffer.getLongVolatile(o) == ProcessIdentity.PID) {
                 final long start = buffer.getLongVolatile(o + 8);
@@ -269,8 +348,9 @@ final class RefCountFile {
                 reclaimIfDead(i); // an earlier process with our pid
             }
         }
-        for (int attempt = 0; attempt < 2; attempt++) {
-            for (int i = 0; i < SLOTS; i++) {
+        for (boolean reclaimed = false; ; reclaimed = true) {
+            final int scanned = slotsInUse();
+            for (int i = 0; i < scanned; i++) {
                 int o = ownerOffset(i);
                 if (buffer.getLongVolatile(o) == 0 && buffer.compareAndSetLong(o, 0, ProcessIdentity.PID)) {
                     // a free slot's count is 0 (reclaiming zeroes it before freeing the slot) unless the file is
@@ -281,10 +361,32 @@ final class RefCountFile {
                     return i;
                 }
             }
-            reclaimDead();
+            if (!reclaimed) {
+                reclaimDead(); // dead holders' slots first: a page more is for live ones
+            } else {
+                addSlots(scanned);
+            }
         }
-        throw new IllegalStateException("all " + SLOTS + " holder slots of " + path + " are taken by live processes:"
-            + " at most " + SLOTS + " processes can hold one array at once");
+    }
+
+    /**
+     * Raises the slots in use from {@code inUse} by one page, allocating that page first: nobody touches it before
+     * the CAS publishes it. A process that lost the CAS to another one, or was killed between the two steps, leaves
+     * at most an allocated page that the next one to grow allocates again (a no-op) and publishes.
+     */
+    private void addSlots(int inUse) {
+        if (inUse >= SLOTS) {
+            throw new IllegalStateException("all " + SLOTS + " holder slots of " + path + " are taken by live"
+                + " processes: at most " + SLOTS + " processes can hold one array at once");
+        }
+        final int errno = Posix.allocateInPlace(path.toString(), bytesOf(inUse), PAGE);
+        if (errno != 0) {
+            throw new IllegalStateException("the " + inUse + " holder slots of " + path + " in use are taken by live"
+                + " processes, and no more can be allocated: " + (errno == Posix.ENOSPC ? "no space left on its file"
+                + " system" : errno < 0 ? "that takes fallocate, from the C library, which JNA could not load here"
+                : "fallocate failed with errno " + errno));
+        }
+        buffer.compareAndSetInt(SLOTS_IN_USE_OFFSET, inUse, inUse + SLOTS_PER_PAGE);
     }
 
     /**
@@ -332,7 +434,7 @@ final class RefCountFile {
     /**
      * Gives back this process's slot once it counts no reference: a long-lived process that let go of the array
      * (a worker that retains its mapping for the next task, a service that opened it once) must not keep one of
-     * the file's {@value #SLOTS} slots, or the array could not be opened by more processes over time than it has
+     * one of the file's slots, or the array could not be opened by more processes over time than it has
      * slots. The caller serialises claims and frees within the process; another process writes a live process's
      * slot only while it judges whether to reclaim it, and then gives it back (see {@link #reclaimDead()}).
      */
@@ -360,7 +462,8 @@ final class RefCountFile {
     /** @return the sum of the counts of all claimed slots */
     long total() {
         long total = 0;
-        for (int i = 0; i < SLOTS; i++) {
+        final int inUse = slotsInUse();
+        for (int i = 0; i < inUse; i++) {
             final long pid = buffer.getLongVolatile(ownerOffset(i));
             // a slot being reclaimed counts until its count is taken: a reclaimer may yet give it back to its owner
             if (pid != 0) {
@@ -374,7 +477,8 @@ final class RefCountFile {
     /** @return holders as {pid, count} pairs for claimed slots with a positive count, plus whether alive */
     java.util.Map<Long, Long> holders() {
         java.util.Map<Long, Long> result = new java.util.TreeMap<>();
-        for (int i = 0; i < SLOTS; i++) {
+        final int inUse = slotsInUse();
+        for (int i = 0; i < inUse; i++) {
             long pid = buffer.getLongVolatile(ownerOffset(i));
             long count = buffer.getLongVolatile(countOffset(i));
             if (pid > 0 && count > 0) {
@@ -386,7 +490,8 @@ final class RefCountFile {
 
     /** @return true when some slot with references belongs to a live process */
     boolean hasLiveHolder() {
-        for (int i = 0; i < SLOTS; i++) {
+        final int inUse = slotsInUse();
+        for (int i = 0; i < inUse; i++) {
             int o = ownerOffset(i);
             long pid = buffer.getLongVolatile(o);
             long count = buffer.getLongVolatile(o + 16);
@@ -417,7 +522,8 @@ final class RefCountFile {
      */
     long reclaimDead() {
         long reclaimed = 0;
-        for (int i = 0; i < SLOTS; i++) {
+        final int inUse = slotsInUse();
+        for (int i = 0; i < inUse; i++) {
             final long pid = buffer.getLongVolatile(ownerOffset(i));
             if (pid > 0 && pid != ProcessIdentity.PID) {
                 reclaimed += reclaimIfDead(i);
@@ -430,7 +536,8 @@ final class RefCountFile {
 
     /** @return whether {@link #reclaimDead()} would free a slot now */
     boolean hasReclaimableSlot() {
-        for (int i = 0; i < SLOTS; i++) {
+        final int inUse = slotsInUse();
+        for (int i = 0; i < inUse; i++) {
             final long pid = buffer.getLongVolatile(ownerOffset(i));
             if (pid > 0 && pid != ProcessIdentity.PID && isReclaimable(i, pid)
                 || pid < 0 && ProcessWords.isReclaimMark(pid) && !ProcessWords.isReclaimerAlive(pid)) {
@@ -597,7 +704,8 @@ final class RefCountFile {
      *     and whether that process is alive)
      */
     boolean hasSlotOf(long pid) {
-        for (int i = 0; i < SLOTS; i++) {
+        final int inUse = slotsInUse();
+        for (int i = 0; i < inUse; i++) {
             final long word = buffer.getLongVolatile(ownerOffset(i));
             if (word == pid || ProcessWords.isReclaimMark(word)
                 && (ProcessWords.holderOf(word) == pid || ProcessWords.reclaimerOf(word) == pid)) {

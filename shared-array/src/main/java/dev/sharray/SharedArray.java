@@ -1076,7 +1076,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             try {
                 fileLength = Math.addExact(Math.addExact(header.length,
                     Math.multiplyExact(Shapes.size(shape), (long) dtype.byteSize())), PAGE - 1) / PAGE * PAGE;
-                needed = Math.addExact(fileLength, RefCountFile.FILE_SIZE);
+                needed = Math.addExact(fileLength, RefCountFile.CREATED_BYTES);
             } catch (ArithmeticException e) {
                 throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " of " + dtype
                     + " needs more than 2^63 bytes", e);

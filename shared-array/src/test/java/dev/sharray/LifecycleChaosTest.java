@@ -331,7 +331,7 @@ class LifecycleChaosTest {
             for (Path ref : s.filter(p -> p.toString().endsWith(".ref")).toList()) {
                 sb.append('\n').append(ref).append(": state ").append(RefSlots.readState(ref)).append(", deleter pid ")
                     .append(ProcessWords.pidOf(RefSlots.readDeleter(ref)));
-                for (int i = 0; i < RefCountFile.SLOTS; i++) {
+                for (int i = 0; i < RefSlots.slotsInUse(ref); i++) {
                     final long pid = RefSlots.read(ref, i, RefSlots.PID);
                     if (pid != 0) {
                         sb.append(", slot ").append(i).append(ProcessWords.isReclaimMark(pid)

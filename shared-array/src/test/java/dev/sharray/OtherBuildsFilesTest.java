@@ -9,24 +9,27 @@ import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Processes of two sharray builds may share a machine (an older service beside a newer one). A reaper read a
  * reference file of another version as "not ours" and removed its dead owner's folder with an array that a live
  * process of the other build held: a worker pool's reaper of this build did so to an array an older build's
  * process held, in a test run beside such a process. Another build's file is never changed here: the previous
- * version's holders are judged by its slots, which it laid out as this one does; any other version is left to its
- * own build.
+ * versions' holders are judged by their slots, which they laid out as this one does in its first page; any other
+ * version is left to its own build.
  */
 @ExtendWith(PrivateRoot.class) // no other test JVM's reaper acts on the dead processes here first
 class OtherBuildsFilesTest {
     private static final int FREE_SLOT = 7;
 
-    @Test
-    void aPreviousVersionsArrayALiveProcessHoldsKeepsItsDeadOwnersFolder() throws Exception {
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3})
+    void aPreviousVersionsArrayALiveProcessHoldsKeepsItsDeadOwnersFolder(int version) throws Exception {
         final Path data = arrayOfADeadOwner();
         final Path ref = Segments.refPathFor(data);
-        RefSlots.writeVersion(ref, 2);
+        RefSlots.makeEarlierVersion(ref, version);
         holdAsAnotherBuild(ref, ProcessIdentity.PID, ProcessIdentity.START); // this process stands for the holder
 
         SharedArrays.reap();

@@ -19,7 +19,9 @@ final class RefSlots {
     static final int COUNT = 16;
     private static final int VERSION_OFFSET = 4;
     private static final int STATE_OFFSET = 8;
+    private static final int SLOT_COUNT_OFFSET = 12;
     private static final int DELETER_OFFSET = 16;
+    private static final int SLOTS_IN_USE_OFFSET = 24;
     private static final int SLOTS_OFFSET = 64;
     private static final int SLOT_SIZE = 32;
 
@@ -28,7 +30,7 @@ final class RefSlots {
 
     /** @return the slot whose pid is {@code pid}, or -1 */
     static int slotOf(Path ref, long pid) {
-        for (int i = 0; i < RefCountFile.SLOTS; i++) {
+        for (int i = 0; i < slotsInUse(ref); i++) {
             if (read(ref, i, PID) == pid) {
                 return i;
             }
@@ -39,7 +41,7 @@ final class RefSlots {
     /** @return how many slots have {@code pid} as their pid */
     static int slotsOf(Path ref, long pid) {
         int n = 0;
-        for (int i = 0; i < RefCountFile.SLOTS; i++) {
+        for (int i = 0; i < slotsInUse(ref); i++) {
             n += read(ref, i, PID) == pid ? 1 : 0;
         }
         return n;
@@ -69,6 +71,31 @@ final class RefSlots {
     static void writeDeleter(Path ref, long pid, long start) {
         writeAt(ref, DELETER_OFFSET, ByteBuffer.allocate(8).order(ByteOrder.nativeOrder())
             .putLong(0, pid == 0 ? 0 : ProcessWords.identity(pid, start)));
+    }
+
+    /** @return the slots in use: only those below it are ever claimed */
+    static int slotsInUse(Path ref) {
+        return (int) readAt(ref, SLOTS_IN_USE_OFFSET, 4);
+    }
+
+    static void writeSlotsInUse(Path ref, int slots) {
+        writeAt(ref, SLOTS_IN_USE_OFFSET, ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0, slots));
+    }
+
+    /**
+     * Turns the file into one of version 2 or 3, as a process of that build would have left it: one page of
+     * {@value RefCountFile#INITIAL_SLOTS} slots, laid out as in this version, and no slots-in-use word.
+     */
+    static void makeEarlierVersion(Path ref, int version) {
+        try (FileChannel ch = FileChannel.open(ref, StandardOpenOption.WRITE)) {
+            ch.truncate(4096);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        writeVersion(ref, version);
+        writeAt(ref, SLOT_COUNT_OFFSET, ByteBuffer.allocate(4).order(ByteOrder.nativeOrder())
+            .putInt(0, RefCountFile.INITIAL_SLOTS));
+        writeSlotsInUse(ref, 0);
     }
 
     /** Writes the file's version, as a process of another build would have created it. */

@@ -1525,10 +1525,8 @@ public final class ProcessPool implements AutoCloseable {
     }
 
     /**
-     * The most workers a pool may have: each is a JVM of its own. One array can be held by at most 126 processes at
-     * once, so a call that has more than 125 workers hold views of one array at the same time (a {@code mapChunks}
-     * with that many chunks in flight) fails the extra workers' tasks: their open of the array throws an
-     * {@code IllegalStateException} saying so, which the caller gets as a {@link RemoteTaskException}.
+     * The most workers a pool may have: each is a JVM of its own. One array can be held by up to 2,046 processes at
+     * once, so all of them (and the parent) can hold views of one array in the same {@code mapChunks}.
      */
     public static final int MAX_WORKERS = 1024;
 

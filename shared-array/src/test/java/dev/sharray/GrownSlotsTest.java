@@ -1,0 +1,152 @@
+package dev.sharray;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * One array held by more processes at once than the first page of its reference file has slots for (126): a pool
+ * with a worker per core does that on a machine with more cores, in a {@code mapChunks} over one array. Before, the
+ * 127th process's open failed; now it allocates a page of slots more, and every reader of the file (deletion,
+ * reclaim, the reaper's copy) sees the holders there.
+ *
+ * <p>The first page is filled with slots of pid 1 (init: alive, from the start time the file records) holding
+ * nothing, as processes in the middle of a claim do: they keep their slots and count no reference.
+ */
+@ExtendWith(PrivateRoot.class) // the reaper case kills the owner: no other test JVM's reaper may act first
+class GrownSlotsTest {
+    private static final List<String> NO_REAPER = List.of("-Dsharray.reaper.disabled=true");
+
+    @Test
+    void aHolderBeyondTheFirstPageOfSlotsKeepsTheArrayAndItsReleaseDeletesIt() throws Exception {
+        final SharedArray a = SharedArray.create(DType.FLOAT64, 10);
+        final Path data = a.path();
+        final Path ref = Segments.refPathFor(data);
+        fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
+        try (ChildJvm child = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
+            final long pid = Long.parseLong(child.expect("ready "));
+            final String id = open(child, a);
+            assertEquals(RefCountFile.INITIAL_SLOTS, RefSlots.slotOf(ref, pid), "the 127th holder's slot opens a page");
+            assertEquals(RefCountFile.INITIAL_SLOTS + 128, RefSlots.slotsInUse(ref));
+            assertEquals(2, SharedArrays.totalReferences(a), "the total counts the new page");
+            child.send("set " + id + " 7 3");
+            assertEquals("ok", child.readLine());
+            assertEquals(7.0, a.getDouble(3));
+
+            a.release();
+            assertTrue(Files.exists(data), "our release was not the last: the holder in the new page keeps the array");
+            child.send("release " + id);
+            assertEquals("ok", child.readLine());
+            assertFalse(Files.exists(data), "the holder in the new page released last and deleted the array");
+        }
+    }
+
+    @Test
+    void aReaperKeepsADeadOwnersArrayThatAHolderBeyondTheFirstPageHolds() throws Exception {
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, NO_REAPER);
+             ChildJvm holder = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
+            owner.expect("ready ");
+            final long holderPid = Long.parseLong(holder.expect("ready "));
+            owner.send("create FLOAT64 1000");
+            final String line = owner.readLine();
+            assertTrue(line.startsWith("desc "), line);
+            final String hex = line.substring(5);
+            final Path data = Descriptor.fromBytes(HexFormat.of().parseHex(hex)).path();
+            final Path ref = Segments.refPathFor(data);
+            fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
+            final String id = open(holder, hex);
+            assertEquals(RefCountFile.INITIAL_SLOTS, RefSlots.slotOf(ref, holderPid));
+            owner.kill9();
+
+            SharedArrays.reap(); // reads a copy of the file: the live holder is in the page after the first
+            assertTrue(Files.exists(data) && Files.exists(ref), "the live holder beyond the first page keeps the folder");
+
+            holder.send("release " + id);
+            assertEquals("ok", holder.readLine());
+            assertFalse(Files.exists(data), "the last holder's release deleted the array");
+            SharedArrays.reap();
+            assertFalse(Files.exists(data.getParent()), "the dead owner's folder goes once nothing is held");
+        }
+    }
+
+    @Test
+    void aKilledHolderBeyondTheFirstPageIsListedAndFoundByReapProcess() throws Exception {
+        final SharedArray a = SharedArray.create(DType.FLOAT64, 10);
+        final Path data = a.path();
+        fillWithIdleLiveHolders(Segments.refPathFor(data), 1, RefCountFile.INITIAL_SLOTS);
+        try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
+            final long pid = Long.parseLong(holder.expect("ready "));
+            open(holder, a);
+            // list() and reapProcess read a copy of the file, not a mapping: the copy must reach the new page
+            final ArrayInfo info = SharedArrays.list().stream().filter(i -> i.path().equals(data)).findFirst().orElseThrow();
+            assertEquals(java.util.Map.of(ProcessIdentity.PID, 1L, pid, 1L), info.holders());
+            a.release();
+            holder.kill9();
+            SharedArrays.reapProcess(pid);
+            assertFalse(Files.exists(data), "the killed holder was the last: its references dropped, the array deleted");
+        }
+    }
+
+    @Test
+    void whenEverySlotIsTakenByALiveProcessTheNextOpenSaysSoAndChangesNothing() throws Exception {
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, 10);
+             ChildJvm child = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
+            final Path ref = Segments.refPathFor(a.path());
+            fillWithIdleLiveHolders(ref, 1, RefCountFile.SLOTS);
+            RefSlots.writeSlotsInUse(ref, RefCountFile.SLOTS);
+            final long pid = Long.parseLong(child.expect("ready "));
+            child.send("open " + HexFormat.of().formatHex(a.descriptor().toBytes()));
+            final String answer = child.readLine();
+            assertTrue(answer.startsWith("error IllegalStateException: all " + RefCountFile.SLOTS + " holder slots of ")
+                && answer.endsWith("at most " + RefCountFile.SLOTS + " processes can hold one array at once"), answer);
+            assertEquals(-1, RefSlots.slotOf(ref, pid));
+            assertEquals(1, SharedArrays.totalReferences(a));
+            assertEquals(RefCountFile.SLOTS, RefSlots.slotsInUse(ref));
+        }
+    }
+
+    @Test
+    void aFileWhoseSlotsInUseNoProcessWritesIsRefusedAsCorrupt() throws Exception {
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, 10)) {
+            final Path ref = Segments.refPathFor(a.path());
+            for (int corrupt : new int[] {0, RefCountFile.INITIAL_SLOTS - 1, RefCountFile.INITIAL_SLOTS + 1,
+                RefCountFile.SLOTS + 128, Integer.MAX_VALUE, -1}) {
+                RefSlots.writeSlotsInUse(ref, corrupt);
+                final InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class,
+                    () -> RefCountFile.open(ref).unmap());
+                assertTrue(e.getMessage().contains(corrupt + " slots in use"), e.getMessage());
+            }
+            RefSlots.writeSlotsInUse(ref, RefCountFile.INITIAL_SLOTS + 128);
+            RefCountFile.open(ref).unmap(); // a page more: valid, and allocated by the open
+        }
+    }
+
+    /** Gives slots {@code [from, to)} to pid 1 with no reference: live processes that keep their slots. */
+    private static void fillWithIdleLiveHolders(Path ref, int from, int to) {
+        final long initStart = ProcessIdentity.startOf(1);
+        for (int i = from; i < to; i++) {
+            RefSlots.write(ref, i, RefSlots.START, initStart);
+            RefSlots.write(ref, i, RefSlots.PID, 1);
+        }
+    }
+
+    private static String open(ChildJvm child, SharedArray a) throws java.io.IOException {
+        return open(child, HexFormat.of().formatHex(a.descriptor().toBytes()));
+    }
+
+    /** @return the child's handle id for the array */
+    private static String open(ChildJvm child, String hex) throws java.io.IOException {
+        child.send("open " + hex);
+        final String answer = child.readLine();
+        assertTrue(answer.startsWith("id "), answer);
+        return answer.substring(3);
+    }
+}
