@@ -50,6 +50,43 @@ class GrownSlotsTest {
     }
 
     @Test
+    void processesThatOpenAtOnceWhenThePageIsFullAddOnePageAndClaimDistinctSlots() throws Exception {
+        final int children = 4;
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, 10)) {
+            final Path ref = Segments.refPathFor(a.path());
+            fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
+            final String hex = HexFormat.of().formatHex(a.descriptor().toBytes());
+            final List<ChildJvm> started = new java.util.ArrayList<>();
+            try {
+                final long[] pids = new long[children];
+                for (int c = 0; c < children; c++) {
+                    started.add(ChildJvm.start(ArrayAgent.class, NO_REAPER));
+                    pids[c] = Long.parseLong(started.get(c).expect("ready "));
+                }
+                for (ChildJvm child : started) { // all asked before any answers: their claims race
+                    child.send("open " + hex);
+                }
+                final java.util.Set<Integer> slots = new java.util.HashSet<>();
+                for (int c = 0; c < children; c++) {
+                    final String answer = started.get(c).readLine();
+                    assertTrue(answer.startsWith("id "), answer);
+                    final int slot = RefSlots.slotOf(ref, pids[c]);
+                    assertTrue(slot >= RefCountFile.INITIAL_SLOTS, "child " + c + " has slot " + slot);
+                    slots.add(slot);
+                }
+                assertEquals(children, slots.size(), "one slot each: " + slots);
+                assertEquals(RefCountFile.INITIAL_SLOTS + 128, RefSlots.slotsInUse(ref), "growers that lost the race"
+                    + " to publish a page use it: one page more, not one per grower");
+                assertEquals(1 + children, SharedArrays.totalReferences(a));
+            } finally {
+                for (ChildJvm child : started) {
+                    child.close();
+                }
+            }
+        }
+    }
+
+    @Test
     void aReaperKeepsADeadOwnersArrayThatAHolderBeyondTheFirstPageHolds() throws Exception {
         try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, NO_REAPER);
              ChildJvm holder = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
