@@ -13,6 +13,8 @@ final class Posix {
     private static final long PAGE = 4096;
     /** errno of a full filesystem. */
     static final int ENOSPC = 28;
+    /** errno of a path that names no file (any more). */
+    static final int ENOENT = 2;
 
     private static final boolean AVAILABLE;
 

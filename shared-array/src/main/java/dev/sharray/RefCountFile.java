@@ -134,7 +134,7 @@ final class RefCountFile {
             }
             mapped = AgronaMapping.map(ch, path, FILE_SIZE);
         } catch (java.nio.file.NoSuchFileException e) {
-            throw new IllegalStateException("the array was released: its reference file " + path + " is gone", e);
+            throw gone(path, e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot map the reference file " + path, e);
         }
@@ -153,6 +153,9 @@ final class RefCountFile {
         final int allocated = inUse == INITIAL_SLOTS ? 0 : Posix.allocateInPlace(path.toString(), 0, bytesOf(inUse));
         if (allocated > 0) {
             f.unmap();
+            if (allocated == Posix.ENOENT) {
+                throw gone(path, null); // deleted since we mapped it
+            }
             throw new UncheckedIOException(new IOException("cannot allocate the " + inUse + " holder slots of " + path
                 + ": errno " + allocated));
         }
@@ -162,6 +165,10 @@ final class RefCountFile {
             throw new InvalidDescriptorException("refcount", path + " is corrupt: " + corrupt);
         }
         return f;
+    }
+
+    private static IllegalStateException gone(Path path, Exception cause) {
+        return new IllegalStateException("the array was released: its reference file " + path + " is gone", cause);
     }
 
     private static boolean isValidSlotsInUse(int inUse) {
@@ -380,6 +387,9 @@ final class RefCountFile {
                 + " processes: at most " + SLOTS + " processes can hold one array at once");
         }
         final int errno = Posix.allocateInPlace(path.toString(), bytesOf(inUse), PAGE);
+        if (errno == Posix.ENOENT) {
+            throw gone(path, null); // its last holder released it while we looked for a slot
+        }
         if (errno != 0) {
             throw new IllegalStateException("the " + inUse + " holder slots of " + path + " in use are taken by live"
                 + " processes, and no more can be allocated: " + (errno == Posix.ENOSPC ? "no space left on its file"

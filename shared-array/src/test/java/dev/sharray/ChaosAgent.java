@@ -268,6 +268,11 @@ final class ChaosAgent {
             values[i] = seed + i * GOLD;
         }
         a.copyFrom(values);
+        if (r.nextBoolean()) {
+            // the first page of holder slots taken by idle live processes: every other process's claim adds or uses
+            // a second page, so growing it and scanning beyond the first page meet the kills too
+            RefSlots.fillWithIdleLiveHolders(Segments.refPathFor(a.path()), 1, RefCountFile.INITIAL_SLOTS);
+        }
         final Held h = new Held(a, seed, 0, a.path(), inode(a.path()), System.nanoTime() + r.nextLong(3_000_000_000L));
         verify(h, "create", r);
         // named by the time first: in name order, the newest come last

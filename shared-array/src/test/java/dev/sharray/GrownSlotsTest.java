@@ -30,7 +30,7 @@ class GrownSlotsTest {
         final SharedArray a = SharedArray.create(DType.FLOAT64, 10);
         final Path data = a.path();
         final Path ref = Segments.refPathFor(data);
-        fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
+        RefSlots.fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
         try (ChildJvm child = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
             final long pid = Long.parseLong(child.expect("ready "));
             final String id = open(child, a);
@@ -54,7 +54,7 @@ class GrownSlotsTest {
         final int children = 4;
         try (SharedArray a = SharedArray.create(DType.FLOAT64, 10)) {
             final Path ref = Segments.refPathFor(a.path());
-            fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
+            RefSlots.fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
             final String hex = HexFormat.of().formatHex(a.descriptor().toBytes());
             final List<ChildJvm> started = new java.util.ArrayList<>();
             try {
@@ -98,7 +98,7 @@ class GrownSlotsTest {
             final String hex = line.substring(5);
             final Path data = Descriptor.fromBytes(HexFormat.of().parseHex(hex)).path();
             final Path ref = Segments.refPathFor(data);
-            fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
+            RefSlots.fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
             final String id = open(holder, hex);
             assertEquals(RefCountFile.INITIAL_SLOTS, RefSlots.slotOf(ref, holderPid));
             owner.kill9();
@@ -118,7 +118,7 @@ class GrownSlotsTest {
     void aKilledHolderBeyondTheFirstPageIsListedAndFoundByReapProcess() throws Exception {
         final SharedArray a = SharedArray.create(DType.FLOAT64, 10);
         final Path data = a.path();
-        fillWithIdleLiveHolders(Segments.refPathFor(data), 1, RefCountFile.INITIAL_SLOTS);
+        RefSlots.fillWithIdleLiveHolders(Segments.refPathFor(data), 1, RefCountFile.INITIAL_SLOTS);
         try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
             final long pid = Long.parseLong(holder.expect("ready "));
             open(holder, a);
@@ -137,7 +137,7 @@ class GrownSlotsTest {
         try (SharedArray a = SharedArray.create(DType.FLOAT64, 10);
              ChildJvm child = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
             final Path ref = Segments.refPathFor(a.path());
-            fillWithIdleLiveHolders(ref, 1, RefCountFile.SLOTS);
+            RefSlots.fillWithIdleLiveHolders(ref, 1, RefCountFile.SLOTS);
             RefSlots.writeSlotsInUse(ref, RefCountFile.SLOTS);
             final long pid = Long.parseLong(child.expect("ready "));
             child.send("open " + HexFormat.of().formatHex(a.descriptor().toBytes()));
@@ -163,15 +163,6 @@ class GrownSlotsTest {
             }
             RefSlots.writeSlotsInUse(ref, RefCountFile.INITIAL_SLOTS + 128);
             RefCountFile.open(ref).unmap(); // a page more: valid, and allocated by the open
-        }
-    }
-
-    /** Gives slots {@code [from, to)} to pid 1 with no reference: live processes that keep their slots. */
-    private static void fillWithIdleLiveHolders(Path ref, int from, int to) {
-        final long initStart = ProcessIdentity.startOf(1);
-        for (int i = from; i < to; i++) {
-            RefSlots.write(ref, i, RefSlots.START, initStart);
-            RefSlots.write(ref, i, RefSlots.PID, 1);
         }
     }
 

@@ -73,6 +73,19 @@ final class RefSlots {
             .putLong(0, pid == 0 ? 0 : ProcessWords.identity(pid, start)));
     }
 
+    /**
+     * Gives slots {@code [from, to)} to pid 1 (init: alive, from the start time recorded) with no reference, as live
+     * processes in the middle of a claim keep them: no other process may take them, and they hold nothing. The
+     * start before the pid: a reader that sees the pid without it takes it for a claim in progress, also left alone.
+     */
+    static void fillWithIdleLiveHolders(Path ref, int from, int to) {
+        final long initStart = ProcessIdentity.startOf(1);
+        for (int i = from; i < to; i++) {
+            write(ref, i, START, initStart);
+            write(ref, i, PID, 1);
+        }
+    }
+
     /** @return the slots in use: only those below it are ever claimed */
     static int slotsInUse(Path ref) {
         return (int) readAt(ref, SLOTS_IN_USE_OFFSET, 4);
