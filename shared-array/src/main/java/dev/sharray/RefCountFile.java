@@ -81,6 +81,8 @@ final class RefCountFile {
     static volatile Runnable afterDeleterNamed;
     /** Test hook: runs before a reference file is read or mapped; it may throw as a failing read or map would. */
     static volatile java.util.function.Consumer<Path> beforeAccess;
+    /** Test hook: runs once {@link #open} has mapped a reference file, before it checks and claims anything. */
+    static volatile java.util.function.Consumer<Path> afterMapped;
 
     private final Path path;
     private final Mapping mapping;
@@ -137,6 +139,10 @@ final class RefCountFile {
             throw gone(path, e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot map the reference file " + path, e);
+        }
+        final java.util.function.Consumer<Path> hook = afterMapped;
+        if (hook != null) {
+            hook.accept(path);
         }
         RefCountFile f = new RefCountFile(path, mapped);
         if (f.buffer.getIntVolatile(0) != MAGIC || f.buffer.getInt(4) != VERSION || f.buffer.getInt(12) != SLOTS) {

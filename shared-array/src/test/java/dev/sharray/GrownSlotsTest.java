@@ -11,6 +11,8 @@ import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * One array held by more processes at once than the first page of its reference file has slots for (126): a pool
@@ -129,6 +131,40 @@ class GrownSlotsTest {
             holder.kill9();
             SharedArrays.reapProcess(pid);
             assertFalse(Files.exists(data), "the killed holder was the last: its references dropped, the array deleted");
+        }
+    }
+
+    @ParameterizedTest(name = "grown before: {0}")
+    @ValueSource(booleans = {true, false})
+    void anArrayReleasedEverywhereWhileWeMapItsGrownFileIsGoneNotAnIoError(boolean grownBefore) throws Exception {
+        // grown before: open() allocates the pages in use; not grown: our claim finds the page full and grows it.
+        // Either way the file is deleted after we mapped it, as the last holder's release may do at any moment.
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
+            owner.expect("ready ");
+            owner.send("create FLOAT64 10");
+            final String line = owner.readLine();
+            assertTrue(line.startsWith("desc "), line);
+            final Descriptor d = Descriptor.fromBytes(HexFormat.of().parseHex(line.substring(5)));
+            final Path ref = Segments.refPathFor(d.path());
+            RefSlots.fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
+            if (grownBefore) {
+                RefSlots.write(ref, RefCountFile.INITIAL_SLOTS + 127, RefSlots.COUNT, 0); // allocates the page
+                RefSlots.writeSlotsInUse(ref, RefCountFile.INITIAL_SLOTS + 128);
+            }
+            RefCountFile.afterMapped = path -> {
+                try {
+                    Files.delete(path);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            };
+            try {
+                final IllegalStateException e = assertThrows(IllegalStateException.class, () -> SharedArray.open(d));
+                assertTrue(e.getMessage().startsWith("the array was released: its reference file "), e.getMessage());
+            } finally {
+                RefCountFile.afterMapped = null;
+            }
+            owner.kill9(); // its array has no .ref left to release; the private root goes after the test
         }
     }
 
