@@ -343,9 +343,13 @@ final class RefCountFile {
      */
     int claimSlot() {
         final int inUse = slotsInUse();
+        int firstFree = -1;
         for (int i = 0; i < inUse; i++) {
             int o = ownerOffset(i);
-            if (buffer.getLongVolatile(o) == ProcessIdentity.PID) {
+            final long word = buffer.getLongVolatile(o);
+            if (word == 0 && firstFree < 0) {
+                firstFree = i;
+            } else if (word == ProcessIdentity.PID) {
                 final long start = buffer.getLongVolatile(o + 8);
                 if (start == ProcessIdentity.START) {
                     return i;
@@ -361,16 +365,14 @@ final class RefCountFile {
                 reclaimIfDead(i); // an earlier process with our pid
             }
         }
+        // none is ours: the first free slot the scan passed, unless another process took it meanwhile
+        if (firstFree >= 0 && takeIfFree(firstFree)) {
+            return firstFree;
+        }
         for (boolean reclaimed = false; ; reclaimed = true) {
             final int scanned = slotsInUse();
             for (int i = 0; i < scanned; i++) {
-                int o = ownerOffset(i);
-                if (buffer.getLongVolatile(o) == 0 && buffer.compareAndSetLong(o, 0, ProcessIdentity.PID)) {
-                    // a free slot's count is 0 (reclaiming zeroes it before freeing the slot) unless the file is
-                    // corrupt; a stale count would keep the array alive forever or make our release go negative.
-                    // Nobody else writes a slot we own, so resetting it is safe.
-                    buffer.putLongVolatile(o + 16, 0);
-                    buffer.putLongVolatile(o + 8, ProcessIdentity.START);
+                if (takeIfFree(i)) {
                     return i;
                 }
             }
@@ -380,6 +382,19 @@ final class RefCountFile {
                 addSlots(scanned);
             }
         }
+    }
+
+    private boolean takeIfFree(int slot) {
+        final int o = ownerOffset(slot);
+        if (buffer.getLongVolatile(o) != 0 || !buffer.compareAndSetLong(o, 0, ProcessIdentity.PID)) {
+            return false;
+        }
+        // a free slot's count is 0 (reclaiming zeroes it before freeing the slot) unless the file is corrupt; a
+        // stale count would keep the array alive forever or make our release go negative. Nobody else writes a
+        // slot we own, so resetting it is safe.
+        buffer.putLongVolatile(o + 16, 0);
+        buffer.putLongVolatile(o + 8, ProcessIdentity.START);
+        return true;
     }
 
     /**
@@ -488,6 +503,20 @@ final class RefCountFile {
             }
         }
         return total;
+    }
+
+    /**
+     * @return whether {@link #total()} is above 0, stopping at the first slot that counts a reference: a deleter
+     *     asks only that, on every release that drops a process's last reference
+     */
+    private boolean isReferenced() {
+        final int inUse = slotsInUse();
+        for (int i = 0; i < inUse; i++) {
+            if (buffer.getLongVolatile(ownerOffset(i)) != 0 && buffer.getLongVolatile(countOffset(i)) > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return holders as {pid, count} pairs for claimed slots with a positive count, plus whether alive */
@@ -656,7 +685,7 @@ final class RefCountFile {
      */
     boolean tryBeginDelete() {
         long deadline = 0;
-        while (total() == 0) {
+        while (!isReferenced()) {
             final int state = state();
             final long deleter = buffer.getLongVolatile(DELETER_OFFSET);
             if (state == DELETED) {
@@ -707,7 +736,7 @@ final class RefCountFile {
         if (!buffer.compareAndSetInt(STATE_OFFSET, LIVE, DELETING) && state() != DELETING) {
             return false; // DELETED: the deleter whose word we took over had finished
         }
-        if (total() != 0) {
+        if (isReferenced()) {
             buffer.putIntVolatile(STATE_OFFSET, LIVE); // an acquirer raced in: it keeps the array alive
             buffer.putLongVolatile(DELETER_OFFSET, 0);
             return false;
