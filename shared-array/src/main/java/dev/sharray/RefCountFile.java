@@ -102,13 +102,9 @@ final class RefCountFile {
 
     /** Creates the file (0600, already existing as an empty file) with the caller holding one reference. */
     static RefCountFile create(Path path) {
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
-            ch.truncate(0);
-            ch.write(java.nio.ByteBuffer.allocate(CREATED_BYTES), 0); // allocated: a full file system fails here
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the reference file " + path, e);
-        }
         try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(path.toFile(), "rw")) {
+            file.setLength(0);
+            file.write(new byte[CREATED_BYTES]); // written, so allocated: a full file system fails here
             file.setLength(FILE_SIZE); // the rest a hole, allocated a page at a time as holders need it
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the reference file " + path, e);
@@ -140,37 +136,43 @@ final class RefCountFile {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot map the reference file " + path, e);
         }
-        final java.util.function.Consumer<Path> hook = afterMapped;
-        if (hook != null) {
-            hook.accept(path);
+        final RefCountFile f = new RefCountFile(path, mapped);
+        try {
+            final java.util.function.Consumer<Path> hook = afterMapped;
+            if (hook != null) {
+                hook.accept(path);
+            }
+            f.checkHeaderAndSlots();
+            return f;
+        } catch (RuntimeException e) {
+            f.unmap(); // whatever refused the file, the mapping goes with it
+            throw e;
         }
-        RefCountFile f = new RefCountFile(path, mapped);
-        if (f.buffer.getIntVolatile(0) != MAGIC || f.buffer.getInt(4) != VERSION || f.buffer.getInt(12) != SLOTS) {
-            f.unmap();
+    }
+
+    /** Throws what {@link #open} refuses a mapped file for. */
+    private void checkHeaderAndSlots() {
+        if (buffer.getIntVolatile(0) != MAGIC || buffer.getInt(4) != VERSION || buffer.getInt(12) != SLOTS) {
             throw new InvalidDescriptorException("refcount", path + " is not a sharray reference file of version " + VERSION);
         }
-        final int inUse = f.buffer.getIntVolatile(SLOTS_IN_USE_OFFSET);
+        final int inUse = buffer.getIntVolatile(SLOTS_IN_USE_OFFSET);
         if (!isValidSlotsInUse(inUse)) {
-            f.unmap();
             throw new InvalidDescriptorException("refcount", path + " is corrupt: " + inUse + " slots in use");
         }
         // the process that raised the slots in use allocated their pages first; make sure of it (a no-op then), or
         // a corrupt count would have us touch a hole that a full file system cannot fill: a SIGBUS
-        final int allocated = inUse == INITIAL_SLOTS ? 0 : Posix.allocateInPlace(path.toString(), 0, bytesOf(inUse));
-        if (allocated > 0) {
-            f.unmap();
-            if (allocated == Posix.ENOENT) {
-                throw gone(path, null); // deleted since we mapped it
-            }
-            throw new UncheckedIOException(new IOException("cannot allocate the " + inUse + " holder slots of " + path
-                + ": errno " + allocated));
+        final int errno = inUse == INITIAL_SLOTS ? 0 : Posix.allocateInPlace(path.toString(), 0, bytesOf(inUse));
+        if (errno == Posix.ENOENT) {
+            throw gone(path, null); // deleted since we mapped it
         }
-        final String corrupt = f.corruption();
+        if (errno > 0) {
+            throw new UncheckedIOException(new IOException("cannot allocate the " + inUse + " holder slots of " + path
+                + ": errno " + errno));
+        }
+        final String corrupt = corruption();
         if (corrupt != null) {
-            f.unmap();
             throw new InvalidDescriptorException("refcount", path + " is corrupt: " + corrupt);
         }
-        return f;
     }
 
     private static IllegalStateException gone(Path path, Exception cause) {
