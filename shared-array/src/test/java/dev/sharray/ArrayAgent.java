@@ -34,6 +34,26 @@ public final class ArrayAgent {
     private ArrayAgent() {
     }
 
+    /** The test's side of {@code create}: @return the descriptor of the array the agent created and owns. */
+    static Descriptor create(ChildJvm agent, String dtypeAndShape) throws java.io.IOException {
+        agent.send("create " + dtypeAndShape);
+        final String line = agent.readLine();
+        if (!line.startsWith("desc ")) {
+            throw new AssertionError("create " + dtypeAndShape + " answered " + line);
+        }
+        return Descriptor.fromBytes(HexFormat.of().parseHex(line.substring(5)));
+    }
+
+    /** The test's side of {@code open}: @return the agent's handle id for the array. */
+    static String open(ChildJvm agent, Descriptor descriptor) throws java.io.IOException {
+        agent.send("open " + HexFormat.of().formatHex(descriptor.toBytes()));
+        final String line = agent.readLine();
+        if (!line.startsWith("id ")) {
+            throw new AssertionError("open answered " + line);
+        }
+        return line.substring(3);
+    }
+
     public static void main(String[] args) throws Exception {
         Map<Integer, SharedArray> handles = new ConcurrentHashMap<>();
         List<SharedArray> held = new ArrayList<>();

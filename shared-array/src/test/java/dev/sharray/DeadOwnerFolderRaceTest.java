@@ -9,7 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,9 +37,8 @@ class DeadOwnerFolderRaceTest {
              ChildJvm opener = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
             owner.expect("ready ");
             opener.expect("ready ");
-            owner.send("create FLOAT64 1000");
-            final String hex = owner.expect("desc ");
-            final Path data = Descriptor.fromBytes(HexFormat.of().parseHex(hex)).path();
+            final Descriptor d = ArrayAgent.create(owner, "FLOAT64 1000");
+            final Path data = d.path();
             owner.kill9(); // its folder and its one array, whose only (dead) holder it was, await the reaper
 
             // the reaper found no live holder; the opener takes its reference right then
@@ -48,9 +46,8 @@ class DeadOwnerFolderRaceTest {
             Reaper.beforeDelete = ref -> {
                 if (ref.getFileName().equals(Segments.refPathFor(data).getFileName())) {
                     Reaper.beforeDelete = null;
-                    opener.send("open " + hex);
                     try {
-                        id[0] = opener.expect("id ");
+                        id[0] = ArrayAgent.open(opener, d);
                     } catch (java.io.IOException e) {
                         throw new java.io.UncheckedIOException(e);
                     }
@@ -59,7 +56,7 @@ class DeadOwnerFolderRaceTest {
             SharedArrays.reap();
 
             assertTrue(id[0] != null, "the opener opened the array in the reaper's window");
-            assertHeldAndIntact(opener, new Held(hex, id[0], data));
+            assertHeldAndIntact(opener, new Held(d, id[0]));
         }
     }
 
@@ -118,33 +115,33 @@ class DeadOwnerFolderRaceTest {
         }
     }
 
-    /** An array a child holds: its descriptor in hex, the child's handle id, its data file. */
-    private record Held(String hex, String id, Path data) {
+    /** An array a child holds: its descriptor and the child's handle id. */
+    private record Held(Descriptor descriptor, String id) {
+        Path data() {
+            return descriptor.path();
+        }
     }
 
     /** A new owner creates an array, {@code holder} opens it, and the owner is killed. */
     private static Held arrayOfAKilledOwnerHeldBy(ChildJvm holder) throws Exception {
         try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
             owner.expect("ready ");
-            owner.send("create FLOAT64 1000");
-            final String hex = owner.expect("desc ");
-            holder.send("open " + hex);
-            final String id = holder.expect("id ");
+            final Descriptor d = ArrayAgent.create(owner, "FLOAT64 1000");
+            final String id = ArrayAgent.open(holder, d);
             owner.kill9();
-            return new Held(hex, id, Descriptor.fromBytes(HexFormat.of().parseHex(hex)).path());
+            return new Held(d, id);
         }
     }
 
     /** The holder's array still has its files, opens here, and shows what the holder writes. */
     private static void assertHeldAndIntact(ChildJvm holder, Held held) throws Exception {
         final String id = held.id();
-        final String hex = held.hex();
         final Path data = held.data();
         assertTrue(Files.exists(data), "the data file of an array a live process holds was deleted");
         assertTrue(Files.exists(Segments.refPathFor(data)), "its refcount file was deleted");
         holder.send("set " + id + " 7 5");
         assertEquals("ok", holder.readLine());
-        try (SharedArray a = SharedArray.open(Descriptor.fromBytes(HexFormat.of().parseHex(hex)))) {
+        try (SharedArray a = SharedArray.open(held.descriptor())) {
             assertEquals(7.0, a.getDouble(5), "the holder and this process share the array");
         }
         holder.send("release " + id);

@@ -35,7 +35,7 @@ class GrownSlotsTest {
         RefSlots.fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
         try (ChildJvm child = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
             final long pid = Long.parseLong(child.expect("ready "));
-            final String id = open(child, a);
+            final String id = ArrayAgent.open(child, a.descriptor());
             assertEquals(RefCountFile.INITIAL_SLOTS, RefSlots.slotOf(ref, pid), "the 127th holder's slot opens a page");
             assertEquals(RefCountFile.INITIAL_SLOTS + 128, RefSlots.slotsInUse(ref));
             assertEquals(2, SharedArrays.totalReferences(a), "the total counts the new page");
@@ -94,14 +94,11 @@ class GrownSlotsTest {
              ChildJvm holder = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
             owner.expect("ready ");
             final long holderPid = Long.parseLong(holder.expect("ready "));
-            owner.send("create FLOAT64 1000");
-            final String line = owner.readLine();
-            assertTrue(line.startsWith("desc "), line);
-            final String hex = line.substring(5);
-            final Path data = Descriptor.fromBytes(HexFormat.of().parseHex(hex)).path();
+            final Descriptor d = ArrayAgent.create(owner, "FLOAT64 1000");
+            final Path data = d.path();
             final Path ref = Segments.refPathFor(data);
             RefSlots.fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
-            final String id = open(holder, hex);
+            final String id = ArrayAgent.open(holder, d);
             assertEquals(RefCountFile.INITIAL_SLOTS, RefSlots.slotOf(ref, holderPid));
             owner.kill9();
 
@@ -123,7 +120,7 @@ class GrownSlotsTest {
         RefSlots.fillWithIdleLiveHolders(Segments.refPathFor(data), 1, RefCountFile.INITIAL_SLOTS);
         try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
             final long pid = Long.parseLong(holder.expect("ready "));
-            open(holder, a);
+            ArrayAgent.open(holder, a.descriptor());
             // list() and reapProcess read a copy of the file, not a mapping: the copy must reach the new page
             final ArrayInfo info = SharedArrays.list().stream().filter(i -> i.path().equals(data)).findFirst().orElseThrow();
             assertEquals(java.util.Map.of(ProcessIdentity.PID, 1L, pid, 1L), info.holders());
@@ -141,10 +138,7 @@ class GrownSlotsTest {
         // Either way the file is deleted after we mapped it, as the last holder's release may do at any moment.
         try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, NO_REAPER)) {
             owner.expect("ready ");
-            owner.send("create FLOAT64 10");
-            final String line = owner.readLine();
-            assertTrue(line.startsWith("desc "), line);
-            final Descriptor d = Descriptor.fromBytes(HexFormat.of().parseHex(line.substring(5)));
+            final Descriptor d = ArrayAgent.create(owner, "FLOAT64 10");
             final Path ref = Segments.refPathFor(d.path());
             RefSlots.fillWithIdleLiveHolders(ref, 1, RefCountFile.INITIAL_SLOTS);
             if (grownBefore) {
@@ -200,17 +194,5 @@ class GrownSlotsTest {
             RefSlots.writeSlotsInUse(ref, RefCountFile.INITIAL_SLOTS + 128);
             RefCountFile.open(ref).unmap(); // a page more: valid, and allocated by the open
         }
-    }
-
-    private static String open(ChildJvm child, SharedArray a) throws java.io.IOException {
-        return open(child, HexFormat.of().formatHex(a.descriptor().toBytes()));
-    }
-
-    /** @return the child's handle id for the array */
-    private static String open(ChildJvm child, String hex) throws java.io.IOException {
-        child.send("open " + hex);
-        final String answer = child.readLine();
-        assertTrue(answer.startsWith("id "), answer);
-        return answer.substring(3);
     }
 }

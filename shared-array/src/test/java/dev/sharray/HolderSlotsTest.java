@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,12 +24,11 @@ class HolderSlotsTest {
              ChildJvm child = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.tempFolder=" + root))) {
             final Path ref = Segments.refPathFor(a.path());
             final long pid = Long.parseLong(child.expect("ready "));
-            final String hex = HexFormat.of().formatHex(a.descriptor().toBytes());
             for (long retainBytes : new long[] {0, 1L << 30}) {
                 child.send("retain-mappings " + retainBytes);
                 assertEquals("ok", child.readLine());
                 for (int round = 0; round < 2; round++) { // with retained mappings, the second open reuses one
-                    final String id = open(child, hex);
+                    final String id = ArrayAgent.open(child, a.descriptor());
                     assertTrue(RefSlots.slotOf(ref, pid) >= 0, "a holder has a slot");
                     assertEquals(2, SharedArrays.totalReferences(a));
                     child.send("release " + id);
@@ -60,14 +58,13 @@ class HolderSlotsTest {
              ChildJvm second = ChildJvm.start(ArrayAgent.class, options)) {
             first.expect("ready ");
             second.expect("ready ");
-            final String hex = HexFormat.of().formatHex(a.descriptor().toBytes());
             first.send("retain-mappings " + (1L << 30)); // as a pool's worker, which keeps the mapping
             assertEquals("ok", first.readLine());
-            final String firstId = open(first, hex);
+            final String firstId = ArrayAgent.open(first, a.descriptor());
             first.send("release " + firstId);
             assertEquals("ok", first.readLine());
 
-            final String secondId = open(second, hex); // the 127th process to open it, the 126 before it all alive
+            final String secondId = ArrayAgent.open(second, a.descriptor()); // the 127th process to open it, the 126 before it all alive
             second.send("set " + secondId + " 7 3");
             assertEquals("ok", second.readLine());
             assertEquals(7.0, a.getDouble(3));
@@ -76,13 +73,5 @@ class HolderSlotsTest {
         }
         a.release();
         assertFalse(Files.exists(data), "idle holders hold nothing: our release was the last");
-    }
-
-    /** @return the child's handle id for the array */
-    private static String open(ChildJvm child, String hex) throws java.io.IOException {
-        child.send("open " + hex);
-        final String answer = child.readLine();
-        assertTrue(answer.startsWith("id "), answer);
-        return answer.substring(3);
     }
 }

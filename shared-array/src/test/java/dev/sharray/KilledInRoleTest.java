@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -30,7 +29,7 @@ class KilledInRoleTest {
         final Path ref = Segments.refPathFor(a.path());
         try (ChildJvm deleter = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
             deleter.expect("ready ");
-            final String id = open(deleter, a);
+            final String id = ArrayAgent.open(deleter, a.descriptor());
             a.release(); // the child is the last holder: its release deletes
             deleter.send("halt-at deleter");
             assertEquals("ok", deleter.readLine());
@@ -59,8 +58,8 @@ class KilledInRoleTest {
              ChildJvm earlier = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
             last.expect("ready ");
             earlier.expect("ready ");
-            final String id = open(last, a);
-            open(earlier, a); // after last's open, which reclaims the dead
+            final String id = ArrayAgent.open(last, a.descriptor());
+            ArrayAgent.open(earlier, a.descriptor()); // after last's open, which reclaims the dead
             earlier.send("exit"); // its exit hook drops its count: a dead slot at 0, which the last release reclaims
             assertTrue(earlier.process().waitFor(30, TimeUnit.SECONDS));
             assertEquals(0, earlier.process().exitValue());
@@ -84,7 +83,7 @@ class KilledInRoleTest {
         final long holderPid;
         try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
             holder.expect("ready ");
-            open(holder, a);
+            ArrayAgent.open(holder, a.descriptor());
             holderPid = holder.pid();
             holder.kill9(); // a dead holder: its slot counts 1 until a process reclaims it
         }
@@ -116,7 +115,7 @@ class KilledInRoleTest {
         final Path ref = Segments.refPathFor(a.path());
         try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
             holder.expect("ready ");
-            final String id = open(holder, a);
+            final String id = ArrayAgent.open(holder, a.descriptor());
             final int slot = RefSlots.slotOf(ref, holder.pid());
             // a reclaimer judged the slot from an earlier tenure, CASed its mark over it and was killed
             RefSlots.write(ref, slot, RefSlots.PID, ProcessWords.reclaimMark(deadReclaimer[0], deadReclaimer[1], holder.pid()));
@@ -140,10 +139,9 @@ class KilledInRoleTest {
         final long[] deadReclaimer = ChildJvm.endedProcess();
         final SharedArray a = SharedArray.create(DType.FLOAT64, 1000);
         final Path ref = Segments.refPathFor(a.path());
-        final String hex = HexFormat.of().formatHex(a.descriptor().toBytes());
         try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
             holder.expect("ready ");
-            final String first = open(holder, a);
+            final String first = ArrayAgent.open(holder, a.descriptor());
             final int slot = RefSlots.slotOf(ref, holder.pid());
             // the holder gave its slot back (start time 0 first) just as a reclaimer marked it, and the reclaimer died:
             // the holder's CAS of its pid to 0 fails, and it stops waiting for the mark to go
@@ -155,25 +153,16 @@ class KilledInRoleTest {
             assertEquals(holder.pid(), RefSlots.read(ref, slot, RefSlots.PID));
             assertEquals(0, RefSlots.read(ref, slot, RefSlots.START), "as a claim in progress, which no reclaimer frees");
 
-            holder.send("open " + hex);
-            final String second = holder.readLine();
-            assertTrue(second.startsWith("id "), second);
+            final String second = ArrayAgent.open(holder, a.descriptor());
 
             assertEquals(1, RefSlots.slotsOf(ref, holder.pid()), "the holder took its old slot again, not a second one");
             assertEquals(1, RefSlots.read(ref, slot, RefSlots.COUNT));
             assertEquals(ProcessIdentity.startOf(holder.pid()), RefSlots.read(ref, slot, RefSlots.START));
-            holder.send("release " + second.substring(3));
+            holder.send("release " + second);
             assertEquals("ok", holder.readLine());
         }
         a.release();
         assertFalse(Files.exists(a.path()), "the last release deletes");
-    }
-
-    private static String open(ChildJvm child, SharedArray a) throws Exception {
-        child.send("open " + HexFormat.of().formatHex(a.descriptor().toBytes()));
-        final String line = child.readLine();
-        assertTrue(line.startsWith("id "), line);
-        return line.substring(3);
     }
 
     private static void assertDied(ChildJvm child) throws Exception {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -59,11 +58,9 @@ class OtherBuildsFilesTest {
     private static Path arrayOfADeadOwner() throws Exception {
         try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
             owner.expect("ready ");
-            owner.send("create FLOAT64 1000");
-            final String line = owner.readLine();
-            assertTrue(line.startsWith("desc "), line);
+            final Path data = ArrayAgent.create(owner, "FLOAT64 1000").path();
             owner.kill9();
-            return Descriptor.fromBytes(HexFormat.of().parseHex(line.substring(5))).path();
+            return data;
         }
     }
 

@@ -30,7 +30,7 @@ final class RefSlots {
 
     /** @return the slot whose pid is {@code pid}, or -1 */
     static int slotOf(Path ref, long pid) {
-        for (int i = 0; i < slotsInUse(ref); i++) {
+        for (int i = 0, inUse = slotsInUse(ref); i < inUse; i++) {
             if (read(ref, i, PID) == pid) {
                 return i;
             }
@@ -41,7 +41,7 @@ final class RefSlots {
     /** @return how many slots have {@code pid} as their pid */
     static int slotsOf(Path ref, long pid) {
         int n = 0;
-        for (int i = 0; i < slotsInUse(ref); i++) {
+        for (int i = 0, inUse = slotsInUse(ref); i < inUse; i++) {
             n += read(ref, i, PID) == pid ? 1 : 0;
         }
         return n;
