@@ -308,8 +308,24 @@ public final class HeapArray extends NdArray {
         return dtype == h.dtype && Arrays.equals(shape, h.shape) && java.util.Objects.deepEquals(data, h.data);
     }
 
+    /** Of the dtype, shape and every element, as {@link #equals} compares them (keys that differ must spread). */
     @Override
     public int hashCode() {
-        return dtype.hashCode() * 31 + Arrays.hashCode(shape);
+        return (dtype.ordinal() * 31 + Arrays.hashCode(shape)) * 31 + dataHashCode();
+    }
+
+    private int dataHashCode() {
+        if (data instanceof double[]) {
+            return Arrays.hashCode((double[]) data);
+        } else if (data instanceof float[]) {
+            return Arrays.hashCode((float[]) data);
+        } else if (data instanceof long[]) {
+            return Arrays.hashCode((long[]) data);
+        } else if (data instanceof int[]) {
+            return Arrays.hashCode((int[]) data);
+        } else if (data instanceof short[]) {
+            return Arrays.hashCode((short[]) data);
+        }
+        return Arrays.hashCode((byte[]) data);
     }
 }

@@ -87,12 +87,12 @@ final class ArrayCodec {
     static Object read(byte tag, ValueReader in) {
         switch (tag) {
             case Tags.SHARED_ARRAY:
-                return requireOpening(in).open(readDescriptor(in));
+                return open(requireOpening(in), readDescriptor(in));
             case Tags.SHARED_PRIMITIVE_ARRAY: {
                 final byte elementTag = in.readByte();
                 final Descriptor d = readDescriptor(in);
                 requireOpening(in);
-                try (SharedArray a = SharedArray.open(d)) {
+                try (SharedArray a = open(SharedArray::open, d)) {
                     if (a.ndim() != 1 || a.dtype() != dtypeOfTag(elementTag)) {
                         throw new MalformedDataException("shared " + a.dtype() + " array of " + a.ndim()
                             + " dimensions does not match array tag " + elementTag);
@@ -104,7 +104,7 @@ final class ArrayCodec {
             case Tags.SHARED_HEAP_ARRAY: {
                 final Descriptor d = readDescriptor(in);
                 requireOpening(in);
-                try (SharedArray a = SharedArray.open(d)) {
+                try (SharedArray a = open(SharedArray::open, d)) {
                     requireDense(a);
                     return heapOf(a.dtype(), toJavaArray(a), a.shape());
                 }
@@ -124,7 +124,7 @@ final class ArrayCodec {
         if (tag == Tags.SHARED_PRIMITIVE_ARRAY) {
             final byte elementTag = in.readByte();
             final DType dtype = dtypeOfTag(elementTag);
-            final SharedArray a = requireOpening(in).open(readDescriptor(in));
+            final SharedArray a = open(requireOpening(in), readDescriptor(in));
             if (a.ndim() != 1 || a.dtype() != dtype) {
                 // the opening holds it and releases it with the message
                 throw new MalformedDataException("shared " + a.dtype() + " array of " + a.ndim()
@@ -133,7 +133,7 @@ final class ArrayCodec {
             return requireDense(a);
         }
         if (tag == Tags.SHARED_HEAP_ARRAY) {
-            return requireDense(requireOpening(in).open(readDescriptor(in)));
+            return requireDense(open(requireOpening(in), readDescriptor(in)));
         }
         throw new MalformedDataException("not a shared copy tag: " + tag);
     }
@@ -252,6 +252,18 @@ final class ArrayCodec {
             throw new MalformedDataException("a shared array arrived where none may be opened");
         }
         return opening;
+    }
+
+    /**
+     * Opens a descriptor read from a message. One that parses but names no array this process may open (outside
+     * the sharray folders, a view past its file) is malformed data, as the bytes that made it.
+     */
+    private static SharedArray open(ArrayOpening opening, Descriptor d) {
+        try {
+            return opening.open(d);
+        } catch (InvalidDescriptorException e) {
+            throw new MalformedDataException("invalid descriptor: " + e.getMessage(), e);
+        }
     }
 
     private static Descriptor readDescriptor(ValueReader in) {

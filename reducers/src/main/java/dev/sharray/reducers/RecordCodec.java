@@ -22,10 +22,10 @@ final class RecordCodec {
 
     private RecordCodec(Class<?> type) {
         this.type = type;
-        final RecordComponent[] components = type.getRecordComponents();
-        accessors = new Method[components.length];
-        componentTypes = new Class<?>[components.length];
         try {
+            final RecordComponent[] components = type.getRecordComponents();
+            accessors = new Method[components.length];
+            componentTypes = new Class<?>[components.length];
             for (int i = 0; i < components.length; i++) {
                 accessors[i] = components[i].getAccessor();
                 accessors[i].setAccessible(true);
@@ -40,6 +40,9 @@ final class RecordCodec {
             // user's record in a named module): say so instead of letting the reflection exception escape
             throw new IllegalStateException("record " + type.getName() + " cannot be accessed: its package is not open"
                 + " to sharray (" + e.getMessage() + ")", e);
+        } catch (LinkageError e) {
+            // a class its components or constructor name is missing here (an optional dependency absent)
+            throw new IllegalStateException("record " + type.getName() + " cannot be used here: " + e, e);
         }
     }
 

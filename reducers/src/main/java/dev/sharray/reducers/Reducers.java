@@ -40,12 +40,20 @@ public final class Reducers {
     /** Collections read from the wire start at most this large and grow with the elements actually read. */
     private static final int PRESIZE_LIMIT = 4096;
     /**
-     * Most keys of one decoded set or map that may share a hash code. A HashMap rebuilds keys that share one
-     * and are not Comparable in quadratic time (20,000 two-element lists took 4.7 s), so more is refused as
-     * hash flooding. Legitimate keys spread: the 10^6 records (x, y) of a 1000 x 1000 grid have at most 33
-     * per code.
+     * Most keys of one decoded set or map that may share a hash code, unless all of them are of one class in
+     * {@link #TREE_ORDERED}. A HashMap rebuilds keys that share one and are not Comparable in quadratic time
+     * (20,000 two-element lists took 4.7 s), so more is refused as hash flooding. Legitimate keys spread: the
+     * 10^6 records (x, y) of a 1000 x 1000 grid have at most 33 per code.
      */
     static final int MAX_SHARED_HASH = 256;
+    /**
+     * Key classes whose shared hash codes cost a HashMap only log time: it orders them in a tree by their own
+     * {@code compareTo}, which agrees with {@code equals}. Their codes collide in legitimate data (a long packing
+     * (x, y) hashes to x ^ y: a 512 x 512 grid has 512 keys per code), so they are never refused. A user's
+     * Comparable class is not trusted to agree with {@code equals}: a tree of such keys can be scanned whole.
+     */
+    private static final Set<Class<?>> TREE_ORDERED = Set.of(String.class, Long.class, Integer.class, Short.class,
+        Byte.class, Character.class, Double.class, Float.class);
 
     private final List<Reducer<?>> registered;
     private final Map<String, Reducer<?>> byId;
@@ -137,22 +145,55 @@ public final class Reducers {
 
     /**
      * Refuses keys (every {@code stride}-th value from the first) more than {@link #MAX_SHARED_HASH} of which
-     * share one hash code, before any goes into a hash table.
+     * share one hash code, unless those are all of one {@link #TREE_ORDERED} class, before any goes into a hash
+     * table.
      */
     private static void requireSpreadHashes(List<Object> values, int stride, String kind) {
-        final int[] hashes = new int[values.size() / stride];
-        for (int i = 0; i < hashes.length; i++) {
-            hashes[i] = Objects.hashCode(values.get(i * stride));
+        final int n = values.size() / stride;
+        final long[] hashThenIndex = new long[n];
+        for (int i = 0; i < n; i++) {
+            hashThenIndex[i] = (long) Objects.hashCode(values.get(i * stride)) << 32 | i;
         }
-        Arrays.sort(hashes);
-        for (int i = 0, run = 1; i + 1 < hashes.length; i++) {
-            run = hashes[i + 1] == hashes[i] ? run + 1 : 1;
-            if (run > MAX_SHARED_HASH) {
-                throw new MalformedDataException("a " + kind + " of " + hashes.length + " keys of which more than "
-                    + MAX_SHARED_HASH + " share the hash code " + hashes[i] + ": refused as hash flooding (it would"
+        Arrays.sort(hashThenIndex);
+        for (int from = 0, to; from < n; from = to) {
+            final int hash = (int) (hashThenIndex[from] >> 32);
+            to = from + 1;
+            while (to < n && (int) (hashThenIndex[to] >> 32) == hash) {
+                to++;
+            }
+            if (to - from > MAX_SHARED_HASH && !allOneTreeOrderedClass(values, stride, hashThenIndex, from, to)) {
+                throw new MalformedDataException("a " + kind + " of " + n + " keys of which more than "
+                    + MAX_SHARED_HASH + " share the hash code " + hash + ": refused as hash flooding (it would"
                     + " take quadratic time to rebuild)");
             }
         }
+    }
+
+    /**
+     * @return whether the keys at indices {@code sorted[from, to)} (low 32 bits) are all of one TREE_ORDERED class,
+     *     but for at most one null: a key the tree cannot order (another class, a null) is searched for through the
+     *     whole bin, and each duplicate of it again
+     */
+    private static boolean allOneTreeOrderedClass(List<Object> values, int stride, long[] sorted, int from, int to) {
+        Class<?> type = null;
+        boolean nullSeen = false;
+        for (int i = from; i < to; i++) {
+            final Object key = values.get((int) sorted[i] * stride);
+            if (key == null) {
+                if (nullSeen) {
+                    return false;
+                }
+                nullSeen = true;
+            } else if (type == null) {
+                type = key.getClass();
+                if (!TREE_ORDERED.contains(type)) {
+                    return false;
+                }
+            } else if (key.getClass() != type) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Writes the tag of {@code value} and its encoding. */

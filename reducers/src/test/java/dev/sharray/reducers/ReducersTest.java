@@ -422,6 +422,169 @@ class ReducersTest {
     }
 
     @Test
+    void keysThatShareHashCodesInLegitimateDataCross() {
+        final Reducers r = Reducers.defaults();
+        // longs packing (x, x) all hash to 0, and a 512 x 512 grid of packed (x, y) to 512 per code: a HashMap
+        // orders such keys in a tree by compareTo, in log time
+        final Set<Long> diagonal = new LinkedHashSet<>();
+        for (long x = 0; x < 300; x++) {
+            diagonal.add(x << 32 | x);
+        }
+        final Set<Long> grid = new LinkedHashSet<>();
+        for (long x = 0; x < 512; x++) {
+            for (long y = 0; y < 512; y++) {
+                grid.add(x << 32 | y);
+            }
+        }
+        // strings of "Aa" and "BB" blocks share one hash code
+        final Map<String, Integer> names = new LinkedHashMap<>();
+        for (int bits = 0; bits < 512; bits++) {
+            final StringBuilder name = new StringBuilder();
+            for (int b = 0; b < 9; b++) {
+                name.append((bits >> b & 1) == 0 ? "Aa" : "BB");
+            }
+            names.put(name.toString(), bits);
+        }
+        // heap arrays of one shape with different values (their hash code was of the dtype and shape alone)
+        final Set<dev.sharray.HeapArray> matrices = new LinkedHashSet<>();
+        for (int i = 0; i < 300; i++) {
+            matrices.add(dev.sharray.HeapArray.of(new double[] {i, 0, 0, 1}, 2, 2));
+        }
+        assertEquals(300, matrices.size());
+        // before: each was refused as hash flooding on read, after it was written without complaint
+        for (Object value : List.of(diagonal, grid, names.keySet(), matrices)) {
+            assertEquals(List.copyOf((Set<?>) value), List.copyOf((Set<?>) r.fromBytes(r.toBytes(value))), "the same, in order");
+        }
+        assertEquals(List.copyOf(names.entrySet()), List.copyOf(((Map<?, ?>) r.fromBytes(r.toBytes(names))).entrySet()));
+    }
+
+    @Test
+    void sharedHashCodesAmongKeysOfMixedClassesOrNullsAreStillRefused() {
+        final Reducers r = Reducers.defaults();
+        // a tree cannot order keys of two classes, or nulls, by compareTo: a lookup may scan the whole bin
+        final List<Object> mixed = new ArrayList<>();
+        for (long x = 0; x < 300; x++) {
+            mixed.add(x << 32 | x); // hash code 0
+        }
+        mixed.add(0); // an Integer of hash code 0
+        final List<Object> nulls = new ArrayList<>(mixed.subList(0, 300));
+        nulls.add(null);
+        nulls.add(null);
+        for (List<Object> keys : List.of(mixed, nulls)) {
+            final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+            final ValueWriter w = new ValueWriter(r).wrap(buffer, 0, null);
+            w.writeByte(Tags.SET);
+            w.writeInt(keys.size());
+            for (Object k : keys) {
+                w.writeValue(k);
+            }
+            final byte[] bytes = Arrays.copyOf(buffer.byteArray(), w.position());
+            final MalformedDataException e = assertThrows(MalformedDataException.class, () -> r.fromBytes(bytes));
+            assertTrue(e.getMessage().contains("share the hash code 0: refused as hash flooding"), e.getMessage());
+        }
+        // one null among them is one search of the bin: allowed
+        final Set<Object> oneNull = new LinkedHashSet<>(mixed.subList(0, 300));
+        oneNull.add(null);
+        assertEquals(new ArrayList<>(oneNull), new ArrayList<>((Set<?>) r.fromBytes(r.toBytes(oneNull))));
+    }
+
+    @Test
+    void aDescriptorThatParsesButNamesAViewPastItsFileIsMalformedData() {
+        final Reducers r = Reducers.defaults();
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, 4);
+             SharingSession session = new SharingSession(1 << 20, null)) {
+            final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+            final ValueWriter w = new ValueWriter(r).wrap(buffer, 0, session);
+            w.writeValue(a);
+            final byte[] message = Arrays.copyOf(buffer.byteArray(), w.position());
+            // the same descriptor with 1000 elements, its checksum made good: it parses, but the file has 4
+            final byte[] descriptor = a.descriptor().toBytes();
+            final int at = indexOf(message, descriptor);
+            final java.nio.ByteBuffer d = java.nio.ByteBuffer.wrap(message, at, descriptor.length).slice()
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            d.putLong(16, 1000); // shape[0], after the 16-byte fixed header
+            final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            crc.update(message, at, descriptor.length - 4);
+            d.putInt(descriptor.length - 4, (int) crc.getValue());
+            try (OpenedArrays opened = new OpenedArrays()) {
+                final ValueReader in = new ValueReader(r).wrap(new org.agrona.concurrent.UnsafeBuffer(message), 0,
+                    message.length, opened);
+                // before: dev.sharray.InvalidDescriptorException escaped the decoder
+                final MalformedDataException e = assertThrows(MalformedDataException.class, in::readValue);
+                assertTrue(e.getMessage().startsWith("invalid descriptor: "), e.getMessage());
+                assertEquals(0, opened.size(), "nothing left open");
+            }
+        }
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            if (Arrays.equals(haystack, i, i + needle.length, needle, 0, needle.length)) {
+                return i;
+            }
+        }
+        throw new AssertionError("not found");
+    }
+
+    /** A part of {@link HoldsAMissingPart} that {@link WithoutClass} cannot load, as an absent optional dependency. */
+    record MissingPart(int value) {
+    }
+
+    record HoldsAMissingPart(MissingPart part, int count) {
+    }
+
+    /** Defines its own copy of one class from the test classpath, and cannot load another. */
+    private static final class WithoutClass extends ClassLoader {
+        private final String own;
+        private final String missing;
+
+        WithoutClass(Class<?> own, Class<?> missing) {
+            super(WithoutClass.class.getClassLoader());
+            this.own = own.getName();
+            this.missing = missing.getName();
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (name.equals(missing)) {
+                throw new ClassNotFoundException(name);
+            }
+            if (!name.equals(own)) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                final Class<?> loaded = findLoadedClass(name);
+                if (loaded != null) {
+                    return loaded;
+                }
+                try (java.io.InputStream in = getParent().getResourceAsStream(name.replace('.', '/') + ".class")) {
+                    final byte[] bytes = in.readAllBytes();
+                    return defineClass(name, bytes, 0, bytes.length);
+                } catch (java.io.IOException e) {
+                    throw new ClassNotFoundException(name, e);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aRecordOneOfWhoseComponentClassesIsMissingIsMalformedDataNotAnError() {
+        final Reducers r = Reducers.defaults();
+        final byte[] bytes = r.toBytes(new HoldsAMissingPart(new MissingPart(1), 2));
+        final Thread self = Thread.currentThread();
+        final ClassLoader before = self.getContextClassLoader();
+        self.setContextClassLoader(new WithoutClass(HoldsAMissingPart.class, MissingPart.class));
+        try {
+            // before: NoClassDefFoundError from Class.getRecordComponents escaped the decoder
+            final MalformedDataException e = assertThrows(MalformedDataException.class, () -> r.fromBytes(bytes));
+            assertTrue(e.getMessage().contains(HoldsAMissingPart.class.getName()) && e.getMessage().contains("MissingPart"),
+                e.getMessage());
+        } finally {
+            self.setContextClassLoader(before);
+        }
+    }
+
+    @Test
     void sparseMatrixCrossesAsThreeDescriptors() {
         final Reducers r = Reducers.defaults().with(new CsrReducer());
         try (SharedArray data = SharedArray.copyOf(new double[] {1, 2, 3});
