@@ -226,24 +226,24 @@ final class NpyHeader {
         long[] shape() {
             expect('(');
             List<Long> dims = new ArrayList<>();
+            boolean comma = false;
             while (!peek(')')) {
-                int start = i;
-                while (i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9') { // not other scripts' digits
-                    i++;
-                }
-                if (start == i || i - start > 18) {
-                    throw new InvalidDescriptorException("shape", "expected a non-negative dimension at position " + start);
-                }
-                dims.add(Long.parseLong(s.substring(start, i)));
+                dims.add(dimension());
                 if (i < s.length() && s.charAt(i) == 'L') {
-                    i++;
+                    i++; // a Python 2 long, as NumPy reads too
                 }
                 if (!peek(')')) {
                     expect(',');
+                    comma = true;
                 }
                 if (dims.size() > Descriptor.MAX_NDIM) {
                     throw new InvalidDescriptorException("ndim", "more than " + Descriptor.MAX_NDIM + " dimensions");
                 }
+            }
+            if (dims.size() == 1 && !comma) {
+                // (4) is the number 4 in Python, not a tuple: NumPy refuses it
+                throw new InvalidDescriptorException("shape", "(" + dims.get(0) + ") is not a tuple: a one-dimensional"
+                    + " shape is written (" + dims.get(0) + ",)");
             }
             i++;
             // a loop, not a stream: this runs at every first open in a fresh worker, where a LongStream
@@ -253,6 +253,35 @@ final class NpyHeader {
                 shape[d] = dims.get(d);
             }
             return shape;
+        }
+
+        /** A Python int literal of ASCII digits (not other scripts' digits), up to 2^63 - 1. */
+        private long dimension() {
+            final int start = i;
+            while (i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
+                i++;
+            }
+            if (start == i) {
+                throw new InvalidDescriptorException("shape", "expected a non-negative dimension at position " + start);
+            }
+            final String digits = s.substring(start, i);
+            int zeros = 0;
+            while (zeros < digits.length() && digits.charAt(zeros) == '0') {
+                zeros++;
+            }
+            if (zeros == digits.length()) {
+                return 0;
+            }
+            if (zeros > 0) {
+                // 04 is a syntax error in Python 3: NumPy cannot parse the header
+                throw new InvalidDescriptorException("shape", "dimension " + digits + " at position " + start
+                    + " has a leading zero");
+            }
+            if (digits.length() > 19 || digits.length() == 19 && digits.compareTo(String.valueOf(Long.MAX_VALUE)) > 0) {
+                throw new InvalidDescriptorException("shape", "dimension " + digits + " at position " + start
+                    + " exceeds 2^63 - 1");
+            }
+            return Long.parseLong(digits);
         }
     }
 }

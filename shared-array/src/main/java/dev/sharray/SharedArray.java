@@ -308,6 +308,11 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                     + " (another user's?)", e);
             }
             if (TempFolders.isSharrayDataFile(lexical)) {
+                if (!p.equals(lexical) || Files.isSymbolicLink(lexical)) {
+                    // sharray names its files by their real paths and never links them: "<array>.npy/." (not a
+                    // directory) or a link loop under an array's name names no array, whatever the I/O said
+                    throw new InvalidDescriptorException("path", p + " names no array file: " + e.getMessage());
+                }
                 throw new UncheckedIOException("cannot resolve " + p + ": " + e.getMessage(), e);
             }
             throw notInAFolder(lexical); // e.g. "Not a directory": a path no array can have

@@ -132,6 +132,28 @@ class DescriptorTest {
     }
 
     @Test
+    void aPathThatLooksLikeAnArrayButResolvesToNoneIsAnInvalidDescriptor() throws Exception {
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, 4)) {
+            final Path loop = a.path().resolveSibling("a902-0000beef.npy");
+            Files.createSymbolicLink(loop, loop.getFileName());
+            try {
+                // before: UncheckedIOException "Not a directory" and "Too many levels of symbolic links"
+                for (Path p : new Path[] {a.path().resolve("."), a.path().resolve("x").resolve(".."), loop}) {
+                    Descriptor d = new Descriptor(p, 128, new long[] {4}, new long[] {8}, DType.FLOAT64,
+                        ByteOrder.LITTLE_ENDIAN);
+                    InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> SharedArray.open(d),
+                        p.toString());
+                    assertEquals("path", e.field());
+                    assertTrue(e.getMessage().contains("names no array file"), e.getMessage());
+                }
+            } finally {
+                Files.deleteIfExists(loop);
+            }
+            assertEquals(4, a.size(), "the array itself is untouched");
+        }
+    }
+
+    @Test
     void descriptorsOfReleasedArraysFailClearly() {
         SharedArray a = SharedArray.create(DType.FLOAT64, 4);
         Descriptor d = a.descriptor();

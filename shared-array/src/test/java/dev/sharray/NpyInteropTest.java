@@ -103,13 +103,41 @@ class NpyInteropTest {
     }
 
     @Test
+    void emptyArraysWithDimensionsOf19DigitsOpenAsNumpyWritesAndReadsThem(@TempDir Path dir) throws Exception {
+        // a zero dimension makes any other one legal; before, a dimension of 10^18 or more was refused, so
+        // sharray could not reopen such an array it had created (in another JVM), nor open NumPy's
+        for (long[] shape : new long[][] {{1_000_000_000_000_000_000L, 0}, {0, Long.MAX_VALUE}, {0, 0L, 7}}) {
+            assertArrayEquals(shape, NpyHeader.parseDict(headerDict(NpyHeader.encode(DType.INT8, shape)), 128).shape);
+        }
+        final Path p = dir.resolve("empty.npy");
+        Python.run("import sys, numpy as np; np.save(sys.argv[1], np.empty((10**18, 0)))", p.toString());
+        try (SharedArray a = SharedArray.openNpy(p)) {
+            assertArrayEquals(new long[] {1_000_000_000_000_000_000L, 0}, a.shape());
+            assertEquals(0, a.size());
+        }
+        // and 00 is 0 in Python, as it is here
+        assertArrayEquals(new long[] {0, 3},
+            NpyHeader.parseDict("{'descr': '<f8', 'fortran_order': False, 'shape': (00, 3), }", 128).shape);
+    }
+
+    /** The dict of an encoded header: the bytes after the magic, the version and the length field. */
+    private static String headerDict(byte[] header) {
+        return new String(header, 10, header.length - 10, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
     void headersNumpyCannotParseAreRefusedAndADuplicateKeyReadsAsNumpyReadsIt() {
         // NumPy 1.24 (literal_eval) refuses both: "Cannot parse header"; before, the first was read as
         // shape (3,) and the second as shape (4,)
         for (String dict : new String[] {
             "{'descr': '<f8', 'fortran_order': False, 'shape': (\u0663,), }",
             "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), } junk",
-            "{'descr': '<f8', 'fortran_order': False, 'shape':\u2003(4,), }"}) {
+            "{'descr': '<f8', 'fortran_order': False, 'shape':\u2003(4,), }",
+            // (4) is an int, not a tuple ("shape is not valid"); 04 is a syntax error in Python 3: both were (4,)
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (4), }",
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (04,), }",
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 9223372036854775808), }",
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 99999999999999999999), }"}) {
             InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> NpyHeader.parseDict(dict, 128), dict);
             assertTrue(e.field().equals("shape") || e.field().equals("npy.header"), e.field() + ": " + e.getMessage());
         }
