@@ -19,6 +19,7 @@ import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -73,6 +74,7 @@ public final class FileEncoder {
         int n = k + m;
         boolean done = false;
         try (FileChannel in = FileChannel.open(input, StandardOpenOption.READ); StagedFiles staged = new StagedFiles(() -> removeCreated(createdDirs))) {
+            InputState opened = InputState.of(input); // compared again before the commit
             long length = in.size();
             if (length == 0 && in.read(ByteBuffer.allocate(1), 0) > 0) {
                 // /proc and /sys files report size 0 and yet hold bytes: encoding would keep none of them
@@ -103,6 +105,7 @@ public final class FileEncoder {
                     stop.set(true); // on failure the copy ends after its current window (close() waits for it)
                 }
             }
+            requireUnchanged(input, opened, length);
             for (int i = 0; i < n; i++) {
                 Io.writeFully(out[i], proto.withIndex(i).withBodyCrc(crcs[i]).toBuffer(), 0);
             }
@@ -118,6 +121,31 @@ public final class FileEncoder {
             if (!done) {
                 removeCreated(createdDirs);
             }
+        }
+    }
+
+    /**
+     * The data shards were copied by the kernel and the parity and checksums computed from the workers' own
+     * mappings, each reading the input when it got there: an input that grew, or was written to, meanwhile gives a
+     * set of no one version of it (its first {@code length} bytes only, or a data shard whose checksum is of other
+     * bytes than it holds). Such a set is never committed: the staged shards are removed with the failure.
+     *
+     * @throws IOException "the input changed while encoding" (with what changed), or when it cannot be read
+     */
+    private static void requireUnchanged(Path input, InputState opened, long length) throws IOException {
+        InputState now;
+        try {
+            now = InputState.of(input);
+        } catch (NoSuchFileException e) {
+            throw new IOException("the input changed while encoding (it was removed); nothing was written", e);
+        }
+        String change = opened.changeTo(now);
+        if (change == null && now.size() != length) {
+            change = "it is " + now.size() + " bytes, " + length + " when it was opened";
+        }
+        if (change != null) {
+            throw new IOException("the input changed while encoding (" + change + "); nothing was written: encode it "
+                + "again once it is no longer being written");
         }
     }
 
