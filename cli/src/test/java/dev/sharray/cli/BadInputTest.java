@@ -207,6 +207,51 @@ class BadInputTest {
     }
 
     @Test
+    void aForcedReEncodeRemovesOnlyTheReplacedSetsShards() throws Exception {
+        Path shards = encode("shards"); // RS(10,4): shard-00 .. shard-13
+        Path other = dir.resolve("other");
+        assertEquals(0, Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "16", "-m", "5", "-o",
+            other.toString(), "-q").exit());
+        Path notes = Files.writeString(shards.resolve("shard-99.sre"), "my notes\n");
+        Path copy = Files.copy(EcEndToEndTest.shard(shards, 7), shards.resolve("shard-007.sre"));
+        Path foreign = Files.copy(EcEndToEndTest.shard(other, 20), EcEndToEndTest.shard(shards, 20));
+        String copyHash = EcEndToEndTest.sha256(copy);
+        String foreignHash = EcEndToEndTest.sha256(foreign);
+        // before, all three were removed with the old set's shards 6 to 13: they only had a shard's name
+        Cli.Result r = Cli.runThreads(null, "ec", "encode", input.toString(), "-o", shards.toString(), "-k", "4", "-m", "2",
+            "--force");
+        assertEquals(0, r.exit(), r::toString);
+        assertTrue(r.err().contains("sharray: warning: left " + notes + " in place: not a shard file of the old set "
+            + "(truncated header (9 bytes))"), r::toString);
+        assertTrue(r.err().contains("sharray: warning: left " + copy + " in place: not a shard file of the old set (shard 7 "
+            + "is named shard-07.sre)"), r::toString);
+        assertTrue(r.err().contains("sharray: warning: left " + foreign + " in place: a shard of another set"), r::toString);
+        assertEquals("my notes\n", Files.readString(notes));
+        assertEquals(copyHash, EcEndToEndTest.sha256(copy));
+        assertEquals(foreignHash, EcEndToEndTest.sha256(foreign));
+        assertEquals(List.of(".", "shard-00.sre", "shard-007.sre", "shard-01.sre", "shard-02.sre", "shard-03.sre",
+            "shard-04.sre", "shard-05.sre", "shard-20.sre", "shard-99.sre"), names(shards), "the old set's 6 to 13 are removed");
+        Cli.Result v = Cli.runThreads(null, "ec", "verify", shards.toString());
+        assertEquals(0, v.exit(), v::toString);
+        assertTrue(v.out().contains("6 of 6 shards intact"), v::toString);
+        Path out = dir.resolve("out.bin");
+        assertEquals(0, Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString(), "-q").exit());
+        assertEquals(inputHash, EcEndToEndTest.sha256(out));
+
+        // no set in the folder at all: nothing under a shard name is one of a replaced set
+        Path s4 = Files.createDirectory(dir.resolve("s4"));
+        Path notes4 = Files.writeString(s4.resolve("shard-99.sre"), "my notes\n");
+        Path copy4 = Files.copy(EcEndToEndTest.shard(shards, 0), s4.resolve("shard-007.sre"));
+        String copy4Hash = EcEndToEndTest.sha256(copy4);
+        Cli.Result r4 = Cli.runThreads(null, "ec", "encode", input.toString(), "-o", s4.toString(), "-k", "4", "-m", "2",
+            "--force", "-q");
+        assertEquals(0, r4.exit(), r4::toString);
+        assertEquals("my notes\n", Files.readString(notes4));
+        assertEquals(copy4Hash, EcEndToEndTest.sha256(copy4));
+        assertEquals(0, Cli.runThreads(null, "ec", "verify", s4.toString()).exit());
+    }
+
+    @Test
     @org.junit.jupiter.api.Timeout(120)
     void forceNeverReplacesAFifoOrADeviceNode() throws Exception {
         Path shards = encode("shards");

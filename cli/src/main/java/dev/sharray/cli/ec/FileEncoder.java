@@ -109,10 +109,11 @@ public final class FileEncoder {
             for (int i = 0; i < n; i++) {
                 Io.writeFully(out[i], proto.withIndex(i).withBodyCrc(crcs[i]).toBuffer(), 0);
             }
+            List<ShardHeader> replaced = force ? headersOf(outDir, n) : List.of(); // read before the commit replaces them
             staged.commit();
             done = true;
             if (force) {
-                removeStale(outDir, n);
+                removeStale(outDir, n, replaced);
             }
             return new Result(outDir, proto, (System.nanoTime() - t0) / 1e9);
         } catch (IOException | TaskFailedException e) {
@@ -281,19 +282,42 @@ public final class FileEncoder {
     }
 
     /**
-     * After a forced re-encode with fewer shards, old shard files beyond the new set would confuse decoding.
-     * The new set is already in place: what cannot be removed is reported, never a failure, and a directory
-     * is no old shard, so it is left alone.
+     * @return the valid headers of the shard files {@code shard-00.sre .. shard-(n-1).sre} of {@code dir} about to be
+     *         replaced: the set(s) a forced re-encode replaces, whose shards beyond the new set it then removes
      */
-    private static void removeStale(Path dir, int n) {
+    private static List<ShardHeader> headersOf(Path dir, int n) {
+        List<ShardHeader> headers = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            try {
+                ShardHeader h = ShardHeader.parse(ShardSet.readHeader(ShardFiles.shard(dir, i)));
+                if (h.index() == i) {
+                    headers.add(h);
+                }
+            } catch (IOException | BadShardException e) {
+                // missing or no shard of a set: nothing to tell its set by
+            }
+        }
+        return headers;
+    }
+
+    /**
+     * After a forced re-encode with fewer shards, old shard files beyond the new set would confuse decoding. Only
+     * those of a set the re-encode replaced are removed: a file under its shard's canonical name whose header is
+     * valid, says that index and belongs to a set one of the replaced files belonged to. Anything else under a
+     * shard name (a note called shard-99.sre, a copy under shard-007.sre, another set's shard, a directory) is
+     * someone's data: it is left in place, with a warning. The new set is already in place: what cannot be removed
+     * is reported, never a failure.
+     */
+    private static void removeStale(Path dir, int n, List<ShardHeader> replaced) {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path p : ds) {
                 var m = ShardFiles.NAME.matcher(p.getFileName().toString());
                 if (!m.matches() || Integer.parseInt(m.group(1)) < n) {
                     continue;
                 }
-                if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-                    Ui.info("warning: left " + p + " in place: a directory, not a shard file of the old set");
+                String keep = whyNotStale(p, Integer.parseInt(m.group(1)), replaced);
+                if (keep != null) {
+                    Ui.info("warning: left " + p + " in place: " + keep);
                     continue;
                 }
                 try {
@@ -305,5 +329,31 @@ public final class FileEncoder {
         } catch (IOException | DirectoryIteratorException e) {
             Ui.info("warning: could not look for old shard files in " + dir + ": " + ErrorMessages.reason(e));
         }
+    }
+
+    /** @return why {@code file}, named like shard {@code index}, is no shard of a replaced set; null when it is one */
+    private static String whyNotStale(Path file, int index, List<ShardHeader> replaced) {
+        if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+            return "a directory, not a shard file of the old set";
+        }
+        Path canonical = ShardFiles.shard(file.getParent(), index);
+        if (!file.getFileName().equals(canonical.getFileName())) {
+            return "not a shard file of the old set (shard " + index + " is named " + canonical.getFileName() + ")";
+        }
+        ShardHeader h;
+        try {
+            h = ShardHeader.parse(ShardSet.readHeader(file));
+        } catch (BadShardException e) {
+            return "not a shard file of the old set (" + e.getMessage() + ")";
+        } catch (IOException e) {
+            return "could not read its header to tell whether it is a shard of the old set (" + ErrorMessages.reason(e) + ")";
+        }
+        if (h.index() != index) {
+            return "not a shard file of the old set (its header says shard " + h.index() + ")";
+        }
+        if (replaced.stream().noneMatch(h::sameSet)) {
+            return String.format("a shard of another set (id %016x) than the one replaced", h.setId());
+        }
+        return null;
     }
 }

@@ -247,7 +247,13 @@ public final class ShardSet {
         return best;
     }
 
-    private static byte[] readHeader(Path file) throws IOException, BadShardException {
+    /**
+     * @param file a shard file (a link is followed)
+     * @return its first {@link ShardHeader#SIZE} bytes
+     * @throws IOException       when it is a directory, not a regular file, or cannot be read
+     * @throws BadShardException when it is shorter than a header
+     */
+    static byte[] readHeader(Path file) throws IOException, BadShardException {
         if (Files.isDirectory(file)) {
             throw new IOException("is a directory");
         }
