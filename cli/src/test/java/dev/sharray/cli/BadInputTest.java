@@ -351,6 +351,44 @@ class BadInputTest {
     }
 
     @Test
+    void headersEditedToSayTheFileIsEmptyAreCorrupted() throws Exception {
+        Path shards = encode("shards");
+        for (int i = 0; i < 14; i++) {
+            setOriginalLength(EcEndToEndTest.shard(shards, i), 0);
+        }
+        // before, the 14 edited headers made a set of an empty file: verify said all intact, decode wrote 0 bytes
+        assertFails(Cli.runThreads(null, "ec", "verify", shards.toString()), 1, "no valid shard in " + shards);
+        Path out = dir.resolve("o");
+        assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1,
+            "no valid shard in " + shards);
+        assertFalse(Files.exists(out));
+
+        Path one = encode("one");
+        setOriginalLength(EcEndToEndTest.shard(one, 4), 0);
+        Cli.Result v = Cli.runThreads(null, "ec", "verify", one.toString());
+        assertEquals(1, v.exit(), v::toString);
+        assertEquals("corrupted", EcEndToEndTest.statusOf(v.out(), 4));
+        assertTrue(v.out().contains("inconsistent header fields"), v::toString);
+        assertEquals(0, Cli.runThreads(null, "ec", "decode", one.toString(), "-o", out.toString(), "-q").exit());
+        assertEquals(inputHash, EcEndToEndTest.sha256(out));
+    }
+
+    /** Rewrites a shard header's original length, with a valid header checksum. */
+    private static void setOriginalLength(Path shard, long length) throws Exception {
+        try (RandomAccessFile raf = new RandomAccessFile(shard.toFile(), "rw")) {
+            byte[] h = new byte[64];
+            raf.readFully(h);
+            ByteBuffer bb = ByteBuffer.wrap(h).order(ByteOrder.LITTLE_ENDIAN);
+            bb.putLong(32, length);
+            CRC32C crc = new CRC32C();
+            crc.update(h, 0, 60);
+            bb.putInt(60, (int) crc.getValue());
+            raf.seek(0);
+            raf.write(h);
+        }
+    }
+
+    @Test
     void unreadableShards() throws Exception {
         Path shards = encode("shards");
         boolean root = "root".equals(System.getProperty("user.name"));

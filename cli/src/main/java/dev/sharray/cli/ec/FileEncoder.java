@@ -81,7 +81,7 @@ public final class FileEncoder {
                 throw new CliException("cannot encode " + input + ": it reports a size of 0 but has content (a /proc "
                     + "or /sys pseudo-file?); copy it to a regular file and encode that");
             }
-            long shardLen = length == 0 ? 0 : (length + k - 1) / k;
+            long shardLen = ShardHeader.shardLengthOf(length, k);
             long setId = ThreadLocalRandom.current().nextLong(); // tells sets apart; not a secret
             ShardHeader proto = new ShardHeader(ShardHeader.VERSION, k, m, matrix, 0, shardLen, length, setId, 0);
             FileChannel[] out = new FileChannel[n];

@@ -76,7 +76,17 @@ public record ShardHeader(int version, int k, int m, Matrix matrix, int index, l
     }
 
     /**
-     * Parses and checks a header.
+     * @param originalLength length of the file
+     * @param k              data shards
+     * @return bytes per shard: {@code ceil(originalLength / k)}, 0 for an empty file (its shards are bare headers)
+     */
+    public static long shardLengthOf(long originalLength, int k) {
+        return originalLength / k + (originalLength % k == 0 ? 0 : 1); // not (length + k - 1) / k: it can overflow
+    }
+
+    /**
+     * Parses and checks a header. Its shard length must be the one its original length and k give: a header
+     * edited to say "empty file" (or any other length) over a full body is not a shard of that file.
      *
      * @param bytes at least {@link #SIZE} bytes from the start of a shard file
      * @return the header
@@ -109,8 +119,7 @@ public record ShardHeader(int version, int k, int m, Matrix matrix, int index, l
         long shardLength = b.getLong(24);
         long originalLength = b.getLong(32);
         if (headerLen != SIZE || k < 1 || m < 1 || k + m > 256 || matrix >= Matrix.values().length || index >= k + m
-            || shardLength < 0 || originalLength < 0 || shardLength * k < originalLength
-            || (originalLength > 0 && shardLength != (originalLength + k - 1) / k)) {
+            || originalLength < 0 || shardLength != shardLengthOf(originalLength, k)) {
             throw new BadShardException("inconsistent header fields");
         }
         return new ShardHeader(version, k, m, Matrix.values()[matrix], index, shardLength, originalLength,
