@@ -1,5 +1,6 @@
 package dev.sharray.cli;
 
+import java.nio.file.Path;
 import picocli.CommandLine;
 
 /**
@@ -47,6 +48,18 @@ public final class Main {
         cl.setParameterExceptionHandler(new UsageErrorHandler());
         cl.setExecutionExceptionHandler(new FailureHandler());
         cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.registerConverter(Path.class, Main::path); // every command's FILE, DIR, -o and any later path option
         return cl;
+    }
+
+    /**
+     * Converts a path argument. An empty one is a usage error: {@code Path.of("")} is the current directory, so
+     * {@code -o ""} (an unset variable, say) wrote shards into it and {@code ec verify ""} checked it.
+     */
+    static Path path(String arg) {
+        if (arg.isBlank()) {
+            throw new CommandLine.TypeConversionException("a path must not be empty" + (arg.isEmpty() ? "" : " or blank"));
+        }
+        return Path.of(arg);
     }
 }

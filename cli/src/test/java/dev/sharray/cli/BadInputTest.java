@@ -86,6 +86,36 @@ class BadInputTest {
     }
 
     @Test
+    void anEmptyPathIsAUsageErrorNotTheCurrentDirectory() throws Exception {
+        Path shards = encode("shards");
+        // the working directory holds a copy of the set: verify "" and decode "" read it before, encode -o "" --force
+        // replaced it
+        Path sub = Files.createDirectory(dir.resolve("cwd"));
+        for (int i = 0; i < 14; i++) {
+            Files.copy(EcEndToEndTest.shard(shards, i), EcEndToEndTest.shard(sub, i));
+        }
+        List<String> before = names(sub);
+        String shard0 = EcEndToEndTest.sha256(EcEndToEndTest.shard(sub, 0));
+        String out = dir.resolve("out.bin").toString();
+        String in = input.toString();
+        String sd = shards.toString();
+        // before: encode -o "" wrote shard files into the working directory, verify "" verified it, ...
+        for (String[] args : List.of(
+                new String[] {"ec", "encode", in, "-o", ""}, new String[] {"ec", "encode", in, "--output", " "},
+                new String[] {"ec", "encode", in, "-o", "", "--force"}, new String[] {"ec", "encode", ""},
+                new String[] {"ec", "verify", ""}, new String[] {"ec", "repair", ""},
+                new String[] {"ec", "decode", "", "-o", out}, new String[] {"ec", "decode", sd, "-o", "", "--force"},
+                new String[] {"ec", "decode", sd, "--output=", "--force"})) {
+            Cli.Result r = Cli.runThreadsIn(sub, null, args);
+            assertFails(r, 2, "a path must not be empty");
+            assertTrue(r.errLines().get(0).startsWith("sharray: Invalid value for "), r::toString);
+        }
+        assertEquals(before, names(sub), "nothing was written in the working directory");
+        assertEquals(shard0, EcEndToEndTest.sha256(EcEndToEndTest.shard(sub, 0)));
+        assertFalse(Files.exists(Path.of(out)));
+    }
+
+    @Test
     void anIoFailureSaysWhyNotJustWhichPath() throws Exception {
         Path shards = encode("shards");
         // before, these ended in the path again: "cannot write /sys/out.bin: /sys/.out.bin.partial-24337" and

@@ -51,8 +51,20 @@ final class Cli {
         return run(false, tempFolder, args);
     }
 
+    /** Like {@link #runThreads} with {@code cwd} as the child's working directory. */
+    static Result runThreadsIn(Path cwd, Path tempFolder, String... args) throws IOException, InterruptedException {
+        return run(false, tempFolder, cwd, args);
+    }
+
     private static Result run(boolean pool, Path tempFolder, String... args) throws IOException, InterruptedException {
+        return run(pool, tempFolder, null, args);
+    }
+
+    private static Result run(boolean pool, Path tempFolder, Path cwd, String... args) throws IOException, InterruptedException {
         ProcessBuilder pb = builder(pool, tempFolder, args);
+        if (cwd != null) {
+            pb.directory(cwd.toFile());
+        }
         Process p = pb.start();
         p.getOutputStream().close();
         CompletableFuture<String> out = drain(p.getInputStream());
