@@ -48,7 +48,18 @@ final class Reaper {
     }
 
     static ReapReport reap() {
-        final Pass pass = new Pass();
+        final Pass pass = new Pass(false);
+        TempFolders.forEachUserFolderEntry(folder -> reapFolder(folder, pass));
+        return pass.report();
+    }
+
+    /**
+     * What {@link #reap()} would remove now, changing nothing: the same pass, whose decisions are taken on private
+     * copies of the reference files (what it would reclaim and delete is done to the copy only) and whose deletions
+     * are only measured. The answer is as of the moment each file is read; a real pass later may find otherwise.
+     */
+    static ReapReport reapDryRun() {
+        final Pass pass = new Pass(true);
         TempFolders.forEachUserFolderEntry(folder -> reapFolder(folder, pass));
         return pass.report();
     }
@@ -60,7 +71,7 @@ final class Reaper {
      * first-use pass may be hours away). Nothing happens while that process is alive.
      */
     static ReapReport reapProcess(long pid) {
-        final Pass pass = new Pass();
+        final Pass pass = new Pass(false);
         TempFolders.forEachUserFolderEntry(folder -> {
             final long[] owner = TempFolders.parseOwner(folder.getFileName().toString());
             if (owner != null && owner[0] == pid) {
@@ -126,7 +137,7 @@ final class Reaper {
         String name = folder.getFileName().toString();
         if (name.startsWith(DELETING_PREFIX)) {
             long[] claimer = TempFolders.parseOwner(name.substring(DELETING_PREFIX.length()));
-            if (claimer != null && !ProcessIdentity.isAlive(claimer[0], claimer[1])) {
+            if (claimer != null && !ProcessIdentity.isAlive(claimer[0], claimer[1]) && !pass.dryRun) {
                 deleteTree(folder); // a reaper died while deleting; finish its job
             }
             return;
@@ -145,6 +156,11 @@ final class Reaper {
             return; // vanished or unreadable: leave it
         }
         if (ownerAlive || stillHeld) {
+            return;
+        }
+        if (pass.dryRun) {
+            pass.bytesFreed += treeBytes(folder, pass.wouldDelete);
+            pass.folders.add(folder);
             return;
         }
         Path claimed = folder.resolveSibling(DELETING_PREFIX + "reaper-" + ProcessIdentity.PID + "-t"
@@ -181,7 +197,7 @@ final class Reaper {
                 && !copy.hasReclaimableSlot()) {
                 return true; // the common case in a live owner's folder: nothing to change, no mapping
             }
-            refs = RefCountFile.open(refPath);
+            refs = pass.dryRun ? copy : RefCountFile.open(refPath); // a dry run changes its private copy only
         } catch (java.io.UncheckedIOException e) {
             Log.get().debug("reaper: cannot judge {} now: {}", refPath, e.toString());
             return true;
@@ -194,17 +210,19 @@ final class Reaper {
             if (refs.state() != RefCountFile.LIVE) {
                 // not finished here: a live deleter is at work, and may yet give the array back to a holder that
                 // took its reference just before its CAS (or the deleter cannot be judged, see tryTakeOverDelete)
-                return notDeleted(refs, Segments.finishAbandonedDelete(refs, data), data, pass);
+                return notDeleted(refs, pass.dryRun ? pass.wouldDelete(refs.tryTakeOverDelete(), refPath, data)
+                    : Segments.finishAbandonedDelete(refs, data), data, pass);
             }
             if (refs.hasLiveHolder()) {
                 return true;
             }
             final java.util.function.Consumer<Path> hook = beforeDelete;
-            if (hook != null) {
+            if (hook != null && !pass.dryRun) {
                 hook.accept(refPath);
             }
             // a process may take a reference between the check above and the delete, which it then keeps
-            return notDeleted(refs, Segments.deleteIfUnreferenced(refs, data), data, pass);
+            return notDeleted(refs, pass.dryRun ? pass.wouldDelete(refs.tryBeginDelete(), refPath, data)
+                : Segments.deleteIfUnreferenced(refs, data), data, pass);
         } finally {
             refs.unmap();
         }
@@ -252,13 +270,68 @@ final class Reaper {
         return bytes[0];
     }
 
-    /** What one pass removed, and the buffer it reads reference files into. */
+    /**
+     * @param skip files a dry run counted already (the arrays it would delete first)
+     * @return what {@link #deleteTree} would count for {@code dir}, deleting nothing
+     */
+    private static long treeBytes(Path dir, java.util.Set<Path> skip) {
+        long[] bytes = {0};
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                    if (!skip.contains(file)) {
+                        bytes[0] += file.getFileName().toString().endsWith(".ref")
+                            ? Math.min(attrs.size(), RefCountFile.CREATED_BYTES) : attrs.size();
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException exc) {
+                    return FileVisitResult.CONTINUE; // vanished meanwhile
+                }
+            });
+        } catch (IOException e) {
+            Log.get().debug("cannot fully measure {}: {}", dir, e.toString());
+        }
+        return bytes[0];
+    }
+
+    /** What one pass removed (a dry run: would remove), and the buffer it reads reference files into. */
     private static final class Pass {
         final ByteBuffer scratch = ByteBuffer.allocateDirect(RefCountFile.FILE_SIZE);
         final List<Path> folders = new ArrayList<>();
         final List<Path> arrays = new ArrayList<>();
+        /** Deletes nothing: the reference files it judges are private copies, and deletions are only measured. */
+        final boolean dryRun;
+        /** In a dry run, the files of the arrays it would delete, which its folder's deletion must not count again. */
+        final java.util.Set<Path> wouldDelete = new java.util.HashSet<>();
         long referencesReclaimed;
         long bytesFreed;
+
+        Pass(boolean dryRun) {
+            this.dryRun = dryRun;
+        }
+
+        /**
+         * A dry run's stand-in for {@link Segments}' deletion of an array's files, counted as it counts them.
+         *
+         * @param won whether the pass won the deletion on its copy of the reference file
+         * @return the bytes the deletion would free, or -1 when it would not delete
+         */
+        long wouldDelete(boolean won, Path refPath, Path data) {
+            if (!won) {
+                return -1;
+            }
+            wouldDelete.add(refPath);
+            wouldDelete.add(data);
+            try {
+                return Files.size(data);
+            } catch (IOException e) {
+                return 0; // already gone: the deletion would remove its reference file all the same
+            }
+        }
 
         /** Counts an array deleted: {@code freed} is its bytes, or negative when it was not deleted. */
         void deleted(long freed, Path data) {

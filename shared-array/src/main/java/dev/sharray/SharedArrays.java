@@ -41,6 +41,17 @@ public final class SharedArrays {
     }
 
     /**
+     * What {@link #reap()} would remove now, deleting and changing nothing (for {@code sharray clean --dry-run}): the
+     * same pass and decisions, taken on private copies of the reference files. A process may start or stop holding
+     * an array meanwhile, so a real pass later may remove less or more.
+     *
+     * @return the folders, arrays, references and bytes a pass would free now
+     */
+    public static ReapReport reapDryRun() {
+        return Reaper.reapDryRun();
+    }
+
+    /**
      * As {@link #reap()}, for one process only: for a supervisor whose child process has ended (a worker pool
      * whose worker crashed or was killed), so that the arrays the child created, and its folder, are freed now
      * rather than at the next process's first use, and so are arrays elsewhere (the supervisor's own, typically)

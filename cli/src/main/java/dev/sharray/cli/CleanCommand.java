@@ -1,12 +1,9 @@
 package dev.sharray.cli;
 
-import dev.sharray.ArrayInfo;
 import dev.sharray.ReapReport;
 import dev.sharray.SharedArrays;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,7 +13,7 @@ import picocli.CommandLine.Option;
     description = {"Reap the folders of dead owner processes and the references dead processes still hold, and say "
         + "what was freed. Never touches a live process's folder or an array a live process holds."})
 public final class CleanCommand implements Callable<Integer> {
-    @Option(names = {"-n", "--dry-run"}, description = "Only list the folders of dead owners; delete nothing.")
+    @Option(names = {"-n", "--dry-run"}, description = "Only say what would be removed (folders, arrays, references of dead processes); delete nothing.")
     boolean dryRun;
 
     @Override
@@ -24,27 +21,22 @@ public final class CleanCommand implements Callable<Integer> {
         return dryRun ? dryRun() : clean();
     }
 
+    /** What {@code clean} would do, from the reaper's own pass run without deleting (so the two always agree). */
     private int dryRun() {
-        Map<Path, long[]> folders = new TreeMap<>();
-        for (ArrayInfo a : SharedArrays.list()) {
-            if (!a.ownerAlive()) {
-                long[] c = folders.computeIfAbsent(a.path().getParent(), p -> new long[2]);
-                c[0]++;
-                c[1] += a.bytes();
-            }
-        }
-        if (folders.isEmpty()) {
+        ReapReport r = SharedArrays.reapDryRun();
+        if (r.isEmpty()) {
             Ui.out().println("nothing to clean");
             return 0;
         }
-        long total = 0;
-        for (Map.Entry<Path, long[]> e : folders.entrySet()) {
-            Ui.out().println("would remove " + e.getKey() + " (" + e.getValue()[0] + " array(s), "
-                + Sizes.format(e.getValue()[1]) + ")");
-            total += e.getValue()[1];
+        for (Path p : r.foldersRemoved()) {
+            Ui.out().println("would remove " + p + " (folder of a dead owner)");
         }
-        Ui.out().println("dry run: " + folders.size() + " folder(s) of dead owners, " + Sizes.format(total)
-            + " would be freed");
+        for (Path p : r.arraysDeleted()) {
+            Ui.out().println("would delete array " + p);
+        }
+        Ui.out().println("dry run: " + Sizes.format(r.bytesFreed()) + " would be freed: " + r.foldersRemoved().size()
+            + " folder(s), " + r.arraysDeleted().size() + " array(s), " + r.referencesReclaimed()
+            + " reference(s) of dead processes");
         return 0;
     }
 

@@ -50,17 +50,51 @@ class LsCleanTest {
         Cli.Result dry = Cli.run(temp, "clean", "--dry-run");
         assertEquals(0, dry.exit(), dry::toString);
         assertTrue(dry.out().contains("would remove " + folder), dry::toString);
+        assertTrue(dry.out().contains("would delete array " + data), dry::toString);
         assertTrue(Files.exists(data), "--dry-run deletes nothing");
 
         Cli.Result clean = Cli.run(temp, "clean");
         assertEquals(0, clean.exit(), clean::toString);
         assertTrue(clean.out().contains("removed folder " + folder), clean::toString);
         assertTrue(clean.out().contains("freed"), clean::toString);
+        String freed = clean.out().lines().filter(l -> l.startsWith("freed ")).findFirst().orElseThrow();
+        assertTrue(dry.out().contains("dry run: " + freed.substring("freed ".length()).replaceFirst(":", " would be freed:")),
+            () -> "the dry run said otherwise than clean did\n" + dry + "\n" + clean);
         assertFalse(Files.exists(data));
         assertFalse(Files.exists(folder));
 
         Cli.Result after = Cli.run(temp, "ls");
         assertFalse(after.out().contains(temp.toString()), after::toString);
+    }
+
+    @Test
+    void aDeadOwnersFolderWithoutArraysIsInTheDryRunAndThenCleaned() throws Exception {
+        Path folder;
+        try (ChildJvm child = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.tempFolder=" + temp))) {
+            child.expect("ready");
+            child.send("folder"); // its own folder, as a worker pool makes for its ring and argument files
+            folder = Path.of(child.expect("folder "));
+            assertTrue(folder.startsWith(temp), folder.toString());
+            Files.write(folder.resolve("pool-1.ring"), new byte[3000]);
+            Files.write(folder.resolve("pool-1.args"), new byte[96]);
+            child.kill9();
+        }
+        // before, the dry run counted .npy arrays only: "nothing to clean", and then clean removed the folder
+        Cli.Result dry = Cli.run(temp, "clean", "--dry-run");
+        assertEquals(0, dry.exit(), dry::toString);
+        assertEquals(List.of("would remove " + folder + " (folder of a dead owner)",
+            "dry run: 3.02 KiB would be freed: 1 folder(s), 0 array(s), 0 reference(s) of dead processes"),
+            dry.out().lines().toList());
+        assertTrue(Files.exists(folder.resolve("pool-1.ring")) && Files.exists(folder.resolve("pool-1.args")),
+            "--dry-run deletes nothing");
+
+        Cli.Result clean = Cli.run(temp, "clean");
+        assertEquals(0, clean.exit(), clean::toString);
+        assertEquals(List.of("removed folder " + folder,
+            "freed 3.02 KiB: 1 folder(s), 0 array(s), 0 reference(s) of dead processes"), clean.out().lines().toList());
+        assertFalse(Files.exists(folder));
+        Cli.Result again = Cli.run(temp, "clean", "--dry-run");
+        assertEquals("nothing to clean\n", again.out(), again::toString);
     }
 
     private static String rowFor(String ls, Path data) {
