@@ -402,6 +402,7 @@ final class Segments {
      * other process holds, then remove our empty folders. Mappings are left to the dying process.
      */
     static void onExit() {
+        ExitFiles.deleteAll(); // other components' files: the folders below are removed only when empty
         exiting = true;
         List<Segment> segments;
         synchronized (Segments.class) {

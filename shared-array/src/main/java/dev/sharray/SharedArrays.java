@@ -144,6 +144,30 @@ public final class SharedArrays {
     }
 
     /**
+     * Has a normal exit of this JVM (end of {@code main}, {@code System.exit}, SIGTERM, SIGINT) delete {@code file},
+     * a private file of another component in a {@link #processFolder()}, before sharray's exit hook removes the
+     * process's emptied folders: without it a JVM that ends while the file exists leaves it, and the folder, until
+     * another process's reaper pass. Call it right after creating the file, and {@link #forgetAtExit} once the
+     * file is deleted otherwise.
+     *
+     * @param file the file
+     * @throws IllegalStateException when the JVM is exiting and the hook has already deleted such files: the caller
+     *     must delete this one itself
+     */
+    public static void deleteAtExit(Path file) {
+        ExitFiles.add(file);
+    }
+
+    /**
+     * Undoes {@link #deleteAtExit} for a file deleted otherwise.
+     *
+     * @param file the file
+     */
+    public static void forgetAtExit(Path file) {
+        ExitFiles.remove(file);
+    }
+
+    /**
      * Lets {@link SharedArray#open(Descriptor)} map {@code .npy} files under {@code folder} (for example
      * files shared with {@link SharedArray#openNpy}); by default only sharray's own folders are allowed.
      * Also settable with {@code -Dsharray.allowedFolders} or {@code SHARRAY_ALLOWED_FOLDERS}.

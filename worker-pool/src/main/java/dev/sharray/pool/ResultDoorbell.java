@@ -1,5 +1,7 @@
 package dev.sharray.pool;
 
+import dev.sharray.SharedArrays;
+
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -52,6 +54,7 @@ final class ResultDoorbell implements AutoCloseable {
         try {
             server.bind(UnixDomainSocketAddress.of(path));
             bound = true;
+            SharedArrays.deleteAtExit(path); // a JVM that exits with the pool open must not leave the socket file
             server.configureBlocking(false);
             selector = Selector.open();
             server.register(selector, SelectionKey.OP_ACCEPT);
@@ -63,6 +66,7 @@ final class ResultDoorbell implements AutoCloseable {
             server.close();
             if (bound) {
                 Files.deleteIfExists(path);
+                SharedArrays.forgetAtExit(path);
             }
             throw e;
         }
@@ -168,8 +172,9 @@ final class ResultDoorbell implements AutoCloseable {
         }
         try {
             Files.deleteIfExists(path);
+            SharedArrays.forgetAtExit(path);
         } catch (IOException ignored) {
-            // the pool's folder is removed at close and by the reaper
+            // the pool's folder is removed at close, at exit and by the reaper
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import dev.sharray.SharedArrays;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
@@ -73,9 +74,12 @@ final class RingFile implements AutoCloseable {
         Files.createFile(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         final MappedByteBuffer mapping;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            // a JVM that exits before the worker's HELLO (SIGTERM while the pool starts) must not leave the file
+            SharedArrays.deleteAtExit(path);
             mapping = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(path);
+            SharedArrays.forgetAtExit(path);
             throw e;
         }
         final UnsafeBuffer header = new UnsafeBuffer(mapping, 0, HEADER);
@@ -178,8 +182,9 @@ final class RingFile implements AutoCloseable {
     void unlink() {
         try {
             Files.deleteIfExists(path);
+            SharedArrays.forgetAtExit(path);
         } catch (IOException ignored) {
-            // the pool's folder is removed at close and by the reaper; nothing more to do here
+            // the pool's folder is removed at close, at exit and by the reaper; nothing more to do here
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.sharray.pool;
 
 import dev.sharray.JvmFlags;
+import dev.sharray.SharedArrays;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -99,7 +100,14 @@ final class WorkerLauncher {
         final Path argFile = argFile(workerId);
         Files.deleteIfExists(argFile);
         Files.createFile(argFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.write(argFile, argFileContent);
+        try {
+            // a JVM that exits before the worker's HELLO (SIGTERM while the pool starts) must not leave the file
+            SharedArrays.deleteAtExit(argFile);
+            Files.write(argFile, argFileContent);
+        } catch (IOException | RuntimeException e) {
+            deleteArgFile(workerId);
+            throw e;
+        }
         final List<String> command = new ArrayList<>();
         command.add(java);
         if (cds != null) {
@@ -115,7 +123,7 @@ final class WorkerLauncher {
         try {
             return pb.start();
         } catch (IOException e) {
-            Files.deleteIfExists(argFile);
+            deleteArgFile(workerId);
             throw e;
         }
     }
@@ -144,8 +152,9 @@ final class WorkerLauncher {
     void deleteArgFile(int workerId) {
         try {
             Files.deleteIfExists(argFile(workerId));
+            SharedArrays.forgetAtExit(argFile(workerId));
         } catch (IOException ignored) {
-            // the folder is reaped with the process; nothing else to do
+            // the folder is removed at exit or reaped with the process; nothing else to do
         }
     }
 }

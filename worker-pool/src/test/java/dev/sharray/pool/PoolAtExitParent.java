@@ -1,0 +1,49 @@
+package dev.sharray.pool;
+
+import dev.sharray.SharedArrays;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+/**
+ * A parent JVM for {@link ExitWithPoolOpenTest}, ended there with SIGTERM. Prints {@code "folder "} and the pool's
+ * folder, then: with {@code "starting <pause file>"} starts a pool of 2 whose workers pause before their
+ * {@code main} ({@code -XX:+PauseAtStartup} until that file is deleted), so their ring and argument files stay, as
+ * while a pool starts; with {@code "open"} starts a pool of 2, runs a long task, and prints {@code "ready"} once the
+ * pool's doorbell socket is bound.
+ */
+public final class PoolAtExitParent {
+    private PoolAtExitParent() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        final Path folder = SharedArrays.processFolder(); // the pool's: the root is -Dsharray.tempFolder
+        System.out.println("folder " + folder);
+        System.out.flush();
+        if (args[0].equals("starting")) {
+            ProcessPool.builder().workers(2)
+                .jvmOptions("-XX:+UnlockDiagnosticVMOptions", "-XX:+PauseAtStartup", "-XX:PauseAtStartupFile=" + args[1])
+                .build(); // waits for HELLOs that never come
+        } else {
+            final ProcessPool pool = ProcessPool.create(2);
+            pool.submit((Integer x) -> {
+                Thread.sleep(600_000);
+                return x;
+            }, 1);
+            // the result thread binds the doorbell after ~0.2 s of waiting for the answer
+            while (!hasDoorbell(folder)) {
+                Thread.sleep(10);
+            }
+            System.out.println("ready");
+            System.out.flush();
+        }
+        Thread.sleep(600_000);
+    }
+
+    private static boolean hasDoorbell(Path folder) throws Exception {
+        try (Stream<Path> s = Files.list(folder)) {
+            return s.anyMatch(f -> f.getFileName().toString().endsWith(".bell"));
+        }
+    }
+}
