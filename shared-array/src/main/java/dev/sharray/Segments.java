@@ -24,8 +24,20 @@ final class Segments {
     private static long retainBudget;
     private static long retainedBytes;
     private static volatile boolean exitHookInstalled;
-    /** Set when the exit hook begins: an array created after that would outlive the process until a reaper pass. */
+    /**
+     * Set when the exit hook begins (under the class lock): an array created after that would outlive the process
+     * until a reaper pass.
+     */
     private static volatile boolean exiting;
+    /**
+     * Data files of creates in progress (guarded by the class lock): the exit hook waits for them to register or
+     * roll back, as it sees only registered arrays and the JVM halts, mid-create too, once the hooks end.
+     */
+    private static final java.util.Set<Path> CREATING = new java.util.HashSet<>();
+    /** How long the exit hook waits for creates in progress; it deletes the files of those still going after. */
+    private static final long CREATE_GRACE_MILLIS = 2_000;
+    /** Test hook (null in use): runs in a create between making its files and registering them. */
+    static volatile Runnable beforeRegister;
 
     private Segments() {
     }
@@ -35,9 +47,42 @@ final class Segments {
         return dataPath.resolveSibling(name.substring(0, name.length() - ".npy".length()) + ".ref");
     }
 
-    /** Registers a freshly created array whose refcount file already records our one reference. */
-    static synchronized Segment register(Path dataPath, Mapping mapping, NpyHeader header, RefCountFile refs) {
+    /**
+     * Begins a create of {@code dataPath} (and its refcount file); end it with {@link #endCreate} whatever happens.
+     *
+     * @throws IllegalStateException when the exit hook has begun
+     */
+    static void beginCreate(Path dataPath) {
+        installExitHook(); // before the create makes files: they are deleted at exit even if it never registers
+        synchronized (Segments.class) {
+            checkNotExiting();
+            CREATING.add(dataPath);
+        }
+    }
+
+    /** Ends a create begun with {@link #beginCreate}: registered, or rolled back with its files deleted. */
+    static synchronized void endCreate(Path dataPath) {
+        CREATING.remove(dataPath);
+        Segments.class.notifyAll();
+    }
+
+    /**
+     * Registers a freshly created array whose refcount file already records our one reference.
+     *
+     * @throws IllegalStateException when the exit hook has begun since the create did: the hook did not see this
+     *     array, so the create must delete it
+     */
+    static Segment register(Path dataPath, Mapping mapping, NpyHeader header, RefCountFile refs) {
+        final Runnable hook = beforeRegister;
+        if (hook != null) {
+            hook.run();
+        }
+        return registerLocked(dataPath, mapping, header, refs);
+    }
+
+    private static synchronized Segment registerLocked(Path dataPath, Mapping mapping, NpyHeader header, RefCountFile refs) {
         installExitHook();
+        checkNotExiting();
         Segment s = new Segment(dataPath, refs.path(), mapping, header, refs, 0, 0);
         OPEN.put(dataPath, s);
         return s;
@@ -389,6 +434,11 @@ final class Segments {
         }
     }
 
+    /** @return whether the exit hook has begun */
+    static boolean exiting() {
+        return exiting;
+    }
+
     /** Registers {@link #onExit()} once: it also removes this process's owner folders, so whoever creates one calls this. */
     static synchronized void installExitHook() {
         if (!exitHookInstalled) {
@@ -403,10 +453,31 @@ final class Segments {
      */
     static void onExit() {
         ExitFiles.deleteAll(); // other components' files: the folders below are removed only when empty
-        exiting = true;
         List<Segment> segments;
+        List<Path> unfinished;
         synchronized (Segments.class) {
+            exiting = true; // under the lock: a create registers before this, or is refused and rolls back
+            final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(CREATE_GRACE_MILLIS);
+            for (long left = CREATE_GRACE_MILLIS; !CREATING.isEmpty() && left > 0;
+                 left = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) {
+                try {
+                    Segments.class.wait(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            unfinished = new ArrayList<>(CREATING);
             segments = new ArrayList<>(OPEN.values());
+        }
+        for (Path data : unfinished) {
+            // still creating after the grace (a slow preallocation): the JVM may halt before it rolls back
+            try {
+                Files.deleteIfExists(data);
+                Files.deleteIfExists(refPathFor(data));
+            } catch (IOException e) {
+                // best effort; the reaper removes the folder with them later
+            }
         }
         for (Segment s : segments) {
             if (s.refs != null) {

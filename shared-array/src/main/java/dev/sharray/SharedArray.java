@@ -1103,6 +1103,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             RefCountFile refs = null;
             Mapping mapping = null;
             Segment seg = null;
+            Segments.beginCreate(data);
             try {
                 TempFolders.createFile(data);
                 try (RandomAccessFile raf = new RandomAccessFile(data.toFile(), "rw")) {
@@ -1146,6 +1147,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                     throw (Error) e;
                 }
                 throw (RuntimeException) e;
+            } finally {
+                Segments.endCreate(data);
             }
         }
 

@@ -188,7 +188,18 @@ final class TempFolders {
 
     /** This process's folder under {@code root}, created (0700) on first use. */
     static Path ownerFolder(Path root) {
-        return OWNER_FOLDERS.computeIfAbsent(root.toAbsolutePath(), TempFolders::createOwnerFolder);
+        final Path folder = OWNER_FOLDERS.computeIfAbsent(root.toAbsolutePath(), TempFolders::createOwnerFolder);
+        if (Segments.exiting()) {
+            // the exit hook may have passed its removal of the empty folders: one made now would stay
+            try {
+                Files.deleteIfExists(folder);
+            } catch (IOException e) {
+                // not empty: the hook keeps it too (arrays other processes hold)
+            }
+            throw new IllegalStateException("cannot use a sharray folder under " + root + ": this JVM is exiting, and"
+                + " sharray's shutdown hook has already removed this process's folders");
+        }
+        return folder;
     }
 
     static Map<Path, Path> ownerFolders() {
