@@ -21,10 +21,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.List;
-import java.util.Random;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,17 +31,13 @@ import org.junit.jupiter.api.io.TempDir;
  * shard failed its own checksum. The change is made by a test hook right after the workers mapped the input, so it
  * always lands between the encode's start and its commit.
  */
+@ExtendWith(OnMapping.class)
 class ChangedWhileEncodingTest {
     /** k = 4 shards of 75,000 bytes, one window, one part: the workers map the input 4 times. */
     private static final int SIZE = 300_000;
 
     @TempDir
     Path dir;
-
-    @AfterEach
-    void removeHook() {
-        Mapped.afterMapping = null;
-    }
 
     @Test
     void anInputThatGrowsWhileEncodedFailsAndLeavesNoSet() throws Exception {
@@ -117,9 +111,7 @@ class ChangedWhileEncodingTest {
     }
 
     private Path randomFile(String name) throws IOException {
-        byte[] bytes = new byte[SIZE];
-        new Random(9).nextBytes(bytes);
-        return Files.write(dir.resolve(name), bytes);
+        return OnMapping.randomFile(dir, name, SIZE, 9);
     }
 
     private static void append(Path file, int bytes) {
@@ -144,11 +136,6 @@ class ChangedWhileEncodingTest {
 
     /** Runs {@code change} once, right after the first mapping of any file from now (a worker's of the input). */
     private static void onFirstMapping(Runnable change) {
-        AtomicInteger mappings = new AtomicInteger();
-        Mapped.afterMapping = () -> {
-            if (mappings.incrementAndGet() == 1) {
-                change.run();
-            }
-        };
+        OnMapping.change(1, change);
     }
 }

@@ -16,10 +16,8 @@ import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Random;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,17 +25,13 @@ import org.junit.jupiter.api.io.TempDir;
  * fails the command with a message and removes its partial output. Before, its memory's SIGBUS in the codec's
  * native code or the JDK's CRC-32C ended the JVM, leaving an hs_err file and a half-written shard directory.
  */
+@ExtendWith(OnMapping.class)
 class TruncatedWhileMappedTest {
     /** k = 4 shards of 75,000 bytes: every data shard is a mapping of the input, none a padded copy. */
     private static final int SIZE = 300_000;
 
     @TempDir
     Path dir;
-
-    @AfterEach
-    void removeHook() {
-        Mapped.afterMapping = null;
-    }
 
     @Test
     void encodeFailsAndRemovesItsOutputWhenTheInputIsTruncatedUnderIt() throws Exception {
@@ -120,9 +114,7 @@ class TruncatedWhileMappedTest {
     }
 
     private Path randomFile(String name) throws IOException {
-        byte[] bytes = new byte[SIZE];
-        new Random(5).nextBytes(bytes);
-        return Files.write(dir.resolve(name), bytes);
+        return OnMapping.randomFile(dir, name, SIZE, 5);
     }
 
     /** Right after the {@code n}-th mapping of any file from now, cuts {@code file} to its first page. */
@@ -132,15 +124,12 @@ class TruncatedWhileMappedTest {
 
     /** Right after the {@code n}-th mapping of any file from now, cuts {@code file} to {@code length} bytes. */
     private static void truncateOnMapping(Path file, int n, long length) {
-        AtomicInteger mappings = new AtomicInteger();
-        Mapped.afterMapping = () -> {
-            if (mappings.incrementAndGet() == n) {
-                try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-                    f.setLength(length);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
+        OnMapping.change(n, () -> {
+            try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+                f.setLength(length);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-        };
+        });
     }
 }
