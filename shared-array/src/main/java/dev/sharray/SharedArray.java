@@ -237,6 +237,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      * @param file the {@code .npy} file
      * @return a handle on the whole array; release it when done
      * @throws InvalidDescriptorException when the header is malformed or the file too short
+     * @throws UncheckedIOException when there is no such file, or it cannot be read
+     * @throws IllegalStateException when it is a sharray array's file, and that array has been released by all its
+     *     holders
      */
     public static SharedArray openNpy(Path file) {
         Objects.requireNonNull(file, "file");
@@ -248,22 +251,33 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     }
 
     /**
-     * Refuses a path that is not a regular file. A file that is gone since its path resolved was deleted meanwhile
-     * by the last holder of its array (in any process): that is an array released, as when the path does not
-     * resolve at all, not a malformed descriptor.
+     * Refuses a path that is not a regular file. A file that is gone since its path resolved is {@link #missing}: an
+     * array's file was deleted meanwhile by the last holder of its array (in any process), not a malformed
+     * descriptor.
      */
     private static void requireRegularFile(Path real) {
         boolean regular;
         try {
             regular = Files.readAttributes(real, java.nio.file.attribute.BasicFileAttributes.class).isRegularFile();
         } catch (NoSuchFileException e) {
-            throw Segments.released(real);
+            throw missing(real, e);
         } catch (IOException e) {
             regular = false;
         }
         if (!regular) {
             throw new InvalidDescriptorException("path", real + " is not a regular file");
         }
+    }
+
+    /**
+     * A file that is not there: where an array's file could be, its array was released by all its holders (deleted
+     * by the last); anywhere else it is a user's path that names no file.
+     */
+    private static RuntimeException missing(Path p, NoSuchFileException e) {
+        if (TempFolders.isSharrayDataFile(p.normalize())) {
+            return Segments.released(p);
+        }
+        return new UncheckedIOException("no such file: " + p, e);
     }
 
     private static Segment openSegment(Path real, boolean sharrayFile) {
@@ -279,7 +293,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         try {
             return p.toRealPath();
         } catch (NoSuchFileException e) {
-            throw Segments.released(p);
+            throw missing(p, e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot resolve " + p + ": " + e.getMessage(), e);
         }

@@ -87,6 +87,20 @@ class NpyInteropTest {
     }
 
     @Test
+    void aMissingFileIsNoSuchFileUnlessItIsAReleasedArraysFile(@TempDir Path dir) {
+        // before: "the array .../typo.npy has been released by all its holders" for a user's mistyped path
+        final Path typo = dir.resolve("typo.npy");
+        java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class, () -> SharedArray.openNpy(typo));
+        assertEquals("no such file: " + typo, e.getMessage());
+        assertInstanceOf(java.nio.file.NoSuchFileException.class, e.getCause());
+        final SharedArray a = SharedArray.create(DType.FLOAT64, 4);
+        final Path released = a.path();
+        a.release();
+        IllegalStateException gone = assertThrows(IllegalStateException.class, () -> SharedArray.openNpy(released));
+        assertTrue(gone.getMessage().contains("released"), gone.getMessage());
+    }
+
+    @Test
     void malformedNpyHeadersGiveSpecificErrors(@TempDir Path dir) throws Exception {
         Path p = dir.resolve("bad.npy");
         Files.write(p, "not numpy at all".getBytes());
