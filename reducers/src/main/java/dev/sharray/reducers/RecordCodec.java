@@ -5,10 +5,6 @@ import java.lang.reflect.InaccessibleObjectException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashSet;
-import java.util.Map;
 
 /**
  * Writes a record as its components and rebuilds it through its canonical constructor, so the
@@ -65,26 +61,10 @@ final class RecordCodec {
             } catch (IllegalAccessException | InvocationTargetException e) {
                 throw new ReducerException("cannot read component " + accessor.getName() + " of " + type.getName(), e);
             }
-            if (component instanceof Collection || component instanceof Map) {
-                checkRebuildFits(i, component, out.reducers());
-            }
+            // a TreeMap component arrives as a LinkedHashMap: the canonical constructor could not take it there
+            out.reducers().checkArrivesAs(componentTypes[i], component, "component " + accessor.getName()
+                + " of record " + type.getName());
             out.writeValue(component);
-        }
-    }
-
-    /**
-     * Refuses, on the sending side, a collection the receiver would rebuild as a class its component cannot
-     * hold (a TreeMap component gets a LinkedHashMap): the canonical constructor could not take it there, and
-     * the value would fail only after it was sent.
-     */
-    private void checkRebuildFits(int i, Object component, Reducers reducers) {
-        final Class<?> rebuilt = reducers.builtInCollectionClass(component.getClass());
-        if (rebuilt != null && !componentTypes[i].isAssignableFrom(rebuilt)) {
-            throw new ReducerException("component " + accessors[i].getName() + " of record " + type.getName()
-                + " is declared " + componentTypes[i].getName() + ", but a " + component.getClass().getName()
-                + " is rebuilt as a " + rebuilt.getName() + " on the other side: declare it as "
-                + (rebuilt == ArrayList.class ? "List" : rebuilt == LinkedHashSet.class ? "Set" : "Map")
-                + ", or register a Reducer for " + component.getClass().getName());
         }
     }
 

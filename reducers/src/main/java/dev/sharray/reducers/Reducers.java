@@ -301,6 +301,30 @@ public final class Reducers {
         return handler(type) instanceof CollectionHandler c ? c.rebuiltAs() : null;
     }
 
+    /**
+     * Refuses, on the sending side, a collection that the other side would rebuild as a class {@code declared}
+     * cannot hold: the built-in handling rebuilds a {@code TreeMap} as a {@code LinkedHashMap}, a
+     * {@code LinkedList} as an {@code ArrayList}, so a receiver declared as the former would fail only after the
+     * value was sent (with a {@code ClassCastException}, or in a record's constructor).
+     *
+     * @param declared the type that receives the value on the other side: a record component, a function's parameter
+     * @param value    the value about to be sent
+     * @param receiver names the receiver in the message, e.g. "component m of record Foo"
+     * @throws ReducerException when the value would arrive as a class {@code declared} cannot hold
+     */
+    public void checkArrivesAs(Class<?> declared, Object value, String receiver) {
+        if (!(value instanceof Collection) && !(value instanceof Map)) {
+            return;
+        }
+        final Class<?> rebuilt = builtInCollectionClass(value.getClass());
+        if (rebuilt != null && !declared.isAssignableFrom(rebuilt)) {
+            throw new ReducerException(receiver + " is declared " + declared.getName() + ", but a "
+                + value.getClass().getName() + " is rebuilt as a " + rebuilt.getName() + " on the other side: declare"
+                + " it as " + (List.class.isAssignableFrom(rebuilt) ? "List" : Set.class.isAssignableFrom(rebuilt)
+                ? "Set" : "Map") + ", or register a Reducer for " + value.getClass().getName());
+        }
+    }
+
     private RecordCodec record(Class<?> type) {
         return records.computeIfAbsent(type, RecordCodec::of);
     }

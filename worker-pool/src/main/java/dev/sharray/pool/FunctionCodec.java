@@ -61,17 +61,19 @@ final class FunctionCodec {
         }
     };
 
-    /** Per function class: whether its declared parameter type can hold a SharedArray, once known. */
-    private static final ClassValue<TakesShared> TAKES_SHARED = new ClassValue<>() {
+    /** Per function class: its declared parameter type, once known. */
+    private static final ClassValue<Parameter> PARAMETERS = new ClassValue<>() {
         @Override
-        protected TakesShared computeValue(Class<?> type) {
-            return new TakesShared();
+        protected Parameter computeValue(Class<?> type) {
+            return new Parameter();
         }
     };
 
     /** Lazily filled cache slot (a lambda's type needs an instance to be read). */
-    private static final class TakesShared {
-        volatile Boolean value;
+    private static final class Parameter {
+        /** The declared type, or null when unknown; read after {@link #known}. */
+        volatile Class<?> type;
+        volatile boolean known;
     }
 
     private FunctionCodec() {
@@ -116,15 +118,53 @@ final class FunctionCodec {
      * Computed once per class.
      */
     static boolean takesSharedArray(RemoteFunction<?, ?> fn) {
-        final TakesShared slot = TAKES_SHARED.get(fn.getClass());
-        Boolean v = slot.value;
-        if (v == null) {
-            final String param = parameterTypeName(fn);
-            v = param != null && (param.equals("dev.sharray.NdArray") || param.equals("dev.sharray.SharedArray")
-                || param.equals("java.lang.Object"));
-            slot.value = v;
+        final Class<?> type = parameterType(fn);
+        if (type == null) {
+            return false;
         }
-        return v;
+        final String param = type.getName();
+        return param.equals("dev.sharray.NdArray") || param.equals("dev.sharray.SharedArray")
+            || param.equals("java.lang.Object");
+    }
+
+    /**
+     * The declared parameter type of {@code fn.apply} (see {@link #takesSharedArray}), loaded (not initialised) by
+     * the function's own class loader; computed once per class.
+     *
+     * @return the type, or null when unknown
+     */
+    static Class<?> parameterType(RemoteFunction<?, ?> fn) {
+        final Parameter slot = PARAMETERS.get(fn.getClass());
+        if (!slot.known) {
+            final String name = parameterTypeName(fn);
+            Class<?> type = null;
+            if (name != null) {
+                try {
+                    type = Class.forName(name, false, fn.getClass().getClassLoader());
+                } catch (ClassNotFoundException | LinkageError e) {
+                    // unknown: no check relies on it
+                }
+            }
+            slot.type = type;
+            slot.known = true;
+        }
+        return slot.type;
+    }
+
+    /**
+     * Refuses, before it is sent, an argument that would arrive in the worker as a class the function's parameter
+     * cannot hold (a TreeMap is rebuilt as a LinkedHashMap, a LinkedList as an ArrayList): it would fail there
+     * with a ClassCastException, after the send.
+     *
+     * @throws dev.sharray.reducers.ReducerException naming the parameter's type and what to declare instead
+     */
+    static void checkArgumentArrives(RemoteFunction<?, ?> fn, Object arg, Reducers reducers) {
+        if (arg instanceof java.util.Collection || arg instanceof java.util.Map) {
+            final Class<?> type = parameterType(fn);
+            if (type != null) {
+                reducers.checkArrivesAs(type, arg, "the parameter of function " + fn.getClass().getName());
+            }
+        }
     }
 
     /** The binary name of the declared parameter type of {@code fn.apply}, or null when unknown. */
@@ -175,7 +215,7 @@ final class FunctionCodec {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
         final ReplacingOutputStream out;
         try {
-            out = new ReplacingOutputStream(bytes, reducers, sharing);
+            out = new ReplacingOutputStream(bytes, reducers, sharing, fn.getClass());
             out.writeObject(fn);
             out.flush();
         } catch (IOException e) {
@@ -321,14 +361,46 @@ final class FunctionCodec {
         private final ValueWriter writer;
         private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
         private final ArraySharing sharing;
+        private final Class<?> functionClass;
         int replaced;
         SerializedLambda lambda;
 
-        ReplacingOutputStream(ByteArrayOutputStream out, Reducers reducers, ArraySharing sharing) throws IOException {
+        ReplacingOutputStream(ByteArrayOutputStream out, Reducers reducers, ArraySharing sharing, Class<?> functionClass)
+            throws IOException {
             super(out);
             this.writer = new ValueWriter(reducers);
             this.sharing = sharing;
+            this.functionClass = functionClass;
             enableReplaceObject(true);
+        }
+
+        /**
+         * A value without a reducer that is the function's enclosing instance (a lambda's captured {@code this}, an
+         * inner class's outer instance): say that, as the user sees no value of that class in their code.
+         */
+        private ReducerException namingCapturedThis(Object value, ReducerException e) {
+            final String how;
+            if (lambda != null && lambda.getCapturedArgCount() > 0 && lambda.getCapturedArg(0) == value
+                && value.getClass().getName().equals(lambda.getCapturingClass().replace('/', '.'))) {
+                how = "the lambda uses an instance field or method of the class it is written in";
+            } else if (holdsAsOuterInstance(functionClass, value.getClass())) {
+                how = functionClass.getName() + " is an inner or anonymous class in an instance context";
+            } else {
+                return e;
+            }
+            return new ReducerException("the function captures 'this', an instance of " + value.getClass().getName()
+                + " (" + how + "): a RemoteFunction must not capture an enclosing instance, which would cross to the"
+                + " worker as a value; copy what it needs into local variables, or make it a static nested class ("
+                + e.getMessage() + ")", e);
+        }
+
+        private static boolean holdsAsOuterInstance(Class<?> type, Class<?> outer) {
+            for (Field f : type.getDeclaredFields()) {
+                if (f.isSynthetic() && f.getType() == outer && !Modifier.isStatic(f.getModifiers())) {
+                    return true; // javac's this$0
+                }
+            }
+            return false;
         }
 
         @Override
@@ -352,7 +424,7 @@ final class FunctionCodec {
                 // it stands for and encode that; rethrow when it is not such a proxy.
                 final Object original = undoWriteReplace(obj);
                 if (original == obj || original == null || original.getClass() == obj.getClass()) {
-                    throw e;
+                    throw namingCapturedThis(obj, e);
                 }
                 writer.wrap(buffer, 0, sharing);
                 writer.writeValue(original);

@@ -225,7 +225,9 @@ public final class ProcessPool implements AutoCloseable {
      *         running; a running one runs to its end in its worker, which stays busy meanwhile (its result is
      *         dropped): a timeout is what stops a running task
      * @throws IllegalStateException when the pool is closed
-     * @throws dev.sharray.reducers.ReducerException when {@code fn} or {@code arg} holds a value no reducer handles
+     * @throws dev.sharray.reducers.ReducerException when {@code fn} or {@code arg} holds a value no reducer handles,
+     *         or {@code arg} is a collection that arrives as a class {@code fn}'s parameter cannot hold (a
+     *         {@code TreeMap} is rebuilt as a {@code LinkedHashMap}: declare the parameter as {@code Map})
      */
     public <T, R> CompletableFuture<R> submit(RemoteFunction<T, R> fn, T arg) {
         return submit(fn, arg, config.taskTimeout);
@@ -251,6 +253,7 @@ public final class ProcessPool implements AutoCloseable {
         final SharingSession sharing = newSharing();
         final Task task;
         try {
+            FunctionCodec.checkArgumentArrives(fn, arg, config.reducers);
             final FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
             task = newTask(encoded, arg, timeout, new Task.Batch(1, sharing::close), sharing, -1);
         } catch (RuntimeException | Error e) { // e.g. a user reducer's AssertionError: its copies must not leak
@@ -300,6 +303,9 @@ public final class ProcessPool implements AutoCloseable {
         final List<Task> tasks = new ArrayList<>(args.size());
         final TaskGrouping grouping;
         try {
+            for (T arg : args) {
+                FunctionCodec.checkArgumentArrives(fn, arg, config.reducers);
+            }
             FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
             Runnable release = sharing::close;
             // a function with state (captured values, fields) is Java-deserialized by each worker once per call,

@@ -2,6 +2,7 @@ package dev.sharray.pool;
 
 import dev.sharray.SharedArray;
 import dev.sharray.reducers.MalformedDataException;
+import dev.sharray.reducers.ReducerException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Values a function captures cross through the reducers: boxes, strings, enums, collections, arrays and
@@ -36,6 +38,35 @@ class CapturedValuesTest {
     }
 
     enum Mode { PLUS, TIMES }
+
+    /** An instance field of the test class: a lambda that reads it captures the test instance. */
+    private final int offset = Integer.parseInt("3");
+
+    @Test
+    void aCapturedEnclosingInstanceIsNamedAsSuch() {
+        // before: "no reducer for dev.sharray.pool.CapturedValuesTest: make it a record, or register a Reducer",
+        // naming a class the user sees no value of
+        final ReducerException byLambda = assertThrows(ReducerException.class,
+            () -> pool.submit((Integer x) -> x + offset, 1));
+        assertTrue(byLambda.getMessage().startsWith("the function captures 'this', an instance of "
+            + CapturedValuesTest.class.getName() + " (the lambda uses an instance field or method"), byLambda.getMessage());
+        final RemoteFunction<Integer, Integer> anonymous = new RemoteFunction<>() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public Integer apply(Integer x) {
+                return x + 1;
+            }
+        };
+        final ReducerException byInner = assertThrows(ReducerException.class, () -> pool.submit(anonymous, 1));
+        assertTrue(byInner.getMessage().startsWith("the function captures 'this', an instance of "
+            + CapturedValuesTest.class.getName() + " (" + anonymous.getClass().getName() + " is an inner or anonymous"),
+            byInner.getMessage());
+        // another value without a reducer keeps the reducers' own message
+        final Object plain = new Object();
+        final ReducerException byValue = assertThrows(ReducerException.class, () -> pool.submit((Integer x) -> plain.hashCode(), 1));
+        assertTrue(byValue.getMessage().startsWith("no reducer for java.lang.Object"), byValue.getMessage());
+    }
 
     /** A named function whose fields are boxes and a list (not primitives): they cross as values too. */
     static final class Offsets implements RemoteFunction<Integer, List<Long>> {

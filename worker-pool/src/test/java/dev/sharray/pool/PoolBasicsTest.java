@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import dev.sharray.reducers.ReducerException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -122,6 +123,23 @@ class PoolBasicsTest {
         static int fail(int x) {
             throw new IllegalStateException("bad " + x, new java.io.IOException("root"));
         }
+    }
+
+    @Test
+    void aCollectionThatWouldArriveAsAClassItsParameterCannotHoldIsRefusedAtSubmit() throws Exception {
+        final java.util.TreeMap<String, Integer> sorted = new java.util.TreeMap<>(Map.of("b", 1, "a", 2));
+        // before: sent, then a ClassCastException in the worker (a TreeMap arrives as a LinkedHashMap)
+        final ReducerException byTree = assertThrows(ReducerException.class,
+            () -> pool.submit((java.util.TreeMap<String, Integer> m) -> m.firstKey(), sorted));
+        assertTrue(byTree.getMessage().contains("is declared java.util.TreeMap, but a java.util.TreeMap is rebuilt as a"
+            + " java.util.LinkedHashMap") && byTree.getMessage().contains("declare it as Map"), byTree.getMessage());
+        final ReducerException byList = assertThrows(ReducerException.class, () -> pool.map(
+            (java.util.LinkedList<Integer> l) -> l.getFirst(), List.of(new java.util.LinkedList<>(List.of(1, 2)))));
+        assertTrue(byList.getMessage().contains("declare it as List"), byList.getMessage());
+        // declared as the interface, the same values cross (in their order)
+        assertEquals("a", pool.submit((Map<String, Integer> m) -> m.keySet().iterator().next(), sorted)
+            .get(30, TimeUnit.SECONDS));
+        assertEquals(List.of(1), pool.map((List<Integer> l) -> l.get(0), List.of(new java.util.LinkedList<>(List.of(1, 2)))));
     }
 
     @Test
