@@ -10,7 +10,9 @@ import java.util.function.LongConsumer;
  *
  * <p>Typed accessors convert only where no information can be lost (see {@link #getDouble(long...)});
  * otherwise they throw {@link UnsupportedOperationException}. An index outside the shape throws
- * {@link IndexOutOfBoundsException}.
+ * {@link IndexOutOfBoundsException}. The reductions ({@link #sum()}, {@link #mean()}, {@link #min()},
+ * {@link #max()}, {@link #dot}) answer in double for every dtype: an INT64 element beyond 2^53 counts as the
+ * nearest double (NumPy's integer reductions stay integers); {@link #getLong(long...)} reads it exactly.
  */
 public abstract sealed class NdArray permits SharedArray, HeapArray {
     /** Element type. */
@@ -537,12 +539,12 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
         return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
     }
 
-    /** @return the smallest element; NaN if any element is NaN */
+    /** @return the smallest element, as a double (see the class comment for INT64); NaN if any element is NaN */
     public double min() {
         return extreme(true);
     }
 
-    /** @return the largest element; NaN if any element is NaN */
+    /** @return the largest element, as a double (see the class comment for INT64); NaN if any element is NaN */
     public double max() {
         return extreme(false);
     }
