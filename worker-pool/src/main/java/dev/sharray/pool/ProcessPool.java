@@ -72,6 +72,11 @@ public final class ProcessPool implements AutoCloseable {
     /** How long a waiting thread polls for its own result before blocking. */
     private static final long HELP_SPIN_NANOS = 30_000;
     private static final long HELP_YIELD_NANOS = 200_000;
+    /**
+     * A counted caller that has not polled for this long is running callbacks, which may block or wait for another
+     * task: the result thread reads the rings meanwhile.
+     */
+    private static final long CALLER_POLL_STALE_NANOS = 5_000_000;
     /** How long stopping waits for a replacement being started, and for the result thread. */
     private static final long STOP_GRACE_MILLIS = 5_000;
     /** The longest timeout that gets a deadline (~146 years); a longer one is none (see checkedTimeout). */
@@ -102,6 +107,23 @@ public final class ProcessPool implements AutoCloseable {
     private final AtomicLong groupsSent = new AtomicLong();
     private final AtomicLong tasksQueuedBehind = new AtomicLong();
     private final AtomicInteger spinningWaiters = new AtomicInteger();
+    /**
+     * When a caller counted in {@link #spinningWaiters} last began a poll ({@link System#nanoTime()}); written with
+     * release semantics, not volatile: it is read every ~0.2 ms by the result thread, and written at every turn of a
+     * caller's poll loop.
+     */
+    @SuppressWarnings("unused") // through CALLER_POLLED_AT
+    private long callerPolledAt;
+    private static final java.lang.invoke.VarHandle CALLER_POLLED_AT;
+
+    static {
+        try {
+            CALLER_POLLED_AT = java.lang.invoke.MethodHandles.lookup().findVarHandle(ProcessPool.class, "callerPolledAt",
+                long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private final AtomicInteger state = new AtomicInteger(RUNNING);
     /** Guards reading the result rings and the {@link #workers} array's membership. */
     private final ReentrantLock pumpLock = new ReentrantLock();
@@ -836,10 +858,12 @@ public final class ProcessPool implements AutoCloseable {
         try {
             final long start = System.nanoTime();
             while (!f.isDone()) {
+                final long now = System.nanoTime();
+                CALLER_POLLED_AT.setRelease(this, now);
                 if (tryPump() > 0) {
                     continue;
                 }
-                final long waited = System.nanoTime() - start;
+                final long waited = now - start;
                 if (waited < HELP_SPIN_NANOS) {
                     Thread.onSpinWait();
                 } else if (waited < HELP_SPIN_NANOS + HELP_YIELD_NANOS) {
@@ -1470,9 +1494,15 @@ public final class ProcessPool implements AutoCloseable {
             return inFlight.get();
         }
 
+        /**
+         * A counted caller polls until it has run the callbacks of what it found; one that has not polled for
+         * {@link #CALLER_POLL_STALE_NANOS} is in such a callback, which may block or join another task whose
+         * answer only this thread would then read (it waited for ever).
+         */
         @Override
         public boolean callerPolling() {
-            return spinningWaiters.get() != 0;
+            return spinningWaiters.get() != 0
+                && System.nanoTime() - (long) CALLER_POLLED_AT.getAcquire(ProcessPool.this) < CALLER_POLL_STALE_NANOS;
         }
 
         @Override

@@ -96,6 +96,25 @@ class CallbackReentryTest {
     }
 
     @Test
+    void aCallbackRunOnAWaitingCallersThreadMaySubmitAndJoin() {
+        // the caller's join polls the rings itself and completes the first task there, running this callback; its
+        // join of a task that outlasts the caller's spin blocked for ever: the result thread left the rings to a
+        // polling caller (3 hangs in 3 runs of 2,000 rounds, within the first ~100)
+        assertTimeoutPreemptively(GUARD, () -> {
+            for (int i = 0; i < 300; i++) {
+                final int round = i;
+                final int answer = pool.submit((Integer x) -> x, round)
+                    .thenApply(x -> pool.submit((Integer y) -> {
+                        Thread.sleep(2);
+                        return y + 1;
+                    }, x).join())
+                    .join();
+                assertEquals(round + 1, answer);
+            }
+        }, "a callback on a caller's thread waited for ever for a task");
+    }
+
+    @Test
     void aCallbackOnTheResultThreadMayMapAndJoin() throws Exception {
         assertEquals(List.of(4, 6, 102), onTheResultThread(1, x -> {
             final List<Integer> doubled = pool.map((Integer y) -> y * 2, List.of(x, x + 1));
