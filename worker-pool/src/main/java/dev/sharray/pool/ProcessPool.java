@@ -58,11 +58,12 @@ import java.util.function.IntPredicate;
  * {@code close()} to write it. {@code -Dsharray.pool.cds=false} turns archives off.
  *
  * <p>Thread-safe. Callbacks attached to task futures may run on the pool's result thread (the failure of a
- * task whose worker died too): keep them short and non-blocking, or use the {@code *Async} variants. One
- * there may still call the pool and wait for the futures it returns ({@code map}, {@code submit(..).join()})
- * and for the stages that depend on them ({@code submit(..).thenApply(..).join()}): the thread reads answers
- * while it waits. Waiting there on any other future (one the pool did not make, such as
- * {@code CompletableFuture.allOf}'s) stops the pool's results until it ends.
+ * task whose worker died too), or on a thread that waits for a task (it reads answers while it waits): keep them
+ * short and non-blocking, or use the {@code *Async} variants. One there may still call the pool and wait for the
+ * futures it returns ({@code map}, {@code submit(..).join()}) and for the stages that depend on them
+ * ({@code submit(..).thenApply(..).join()}): the thread reads answers while it waits. Waiting on the result
+ * thread on any other future (one the pool did not make, such as {@code CompletableFuture.allOf}'s) stops the
+ * pool's results until it ends; on a waiting caller's thread, it holds them up for at most about 5 ms.
  */
 public final class ProcessPool implements AutoCloseable {
     private static final int RUNNING = 0;
