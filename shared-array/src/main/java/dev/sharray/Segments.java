@@ -38,6 +38,10 @@ final class Segments {
     private static final long CREATE_GRACE_MILLIS = 2_000;
     /** Test hook (null in use): runs in a create between making its files and registering them. */
     static volatile Runnable beforeRegister;
+    /** Test hook (null in use): runs in a release that dropped this process's last local reference, before its lock. */
+    static volatile Runnable afterLastLocalReference;
+    /** Test hook (null in use): runs in a last local release between closing the segment and giving its slot back. */
+    static volatile Runnable beforeSlotGivenBack;
 
     private Segments() {
     }
@@ -256,6 +260,12 @@ final class Segments {
         }
     }
 
+    private static void runHook(Runnable hook) {
+        if (hook != null) {
+            hook.run();
+        }
+    }
+
     static IllegalStateException released(Path file) {
         return new IllegalStateException("the array " + file + " has been released by all its holders");
     }
@@ -277,6 +287,7 @@ final class Segments {
         if (left != 0) {
             return;
         }
+        runHook(afterLastLocalReference);
         boolean retire;
         synchronized (Segments.class) {
             if (s.closed || s.localReferences() != 0 || s.droppedAtExit) {
@@ -299,12 +310,16 @@ final class Segments {
         if (deleted) {
             removeFolderIfOwnerEnded(s.dataPath.getParent());
         }
+        runHook(beforeSlotGivenBack);
         synchronized (Segments.class) {
             // The slot (at 0 references) is given back only after the attempt to delete: a process killed before
             // that attempt ends then still has a slot here, by which reapProcess of its pid finds the array (given
-            // back first, the array stayed until a full reaper pass). Under the lock: an open of the same file here
-            // meanwhile found this slot and counts in it, and then freeSlot leaves it.
-            if (!deleted) {
+            // back first, the array stayed until a full reaper pass). Under the lock, and only when no segment of
+            // the file is open here: every segment of this process counts in this one slot, and one opened
+            // meanwhile may be at 0 for a moment (its last handle released, its close not yet done). Freed then,
+            // a reference taken next on that open segment counted in a free slot, which no total sees: the array
+            // was deleted under it by another process's last release.
+            if (!deleted && OPEN.get(s.dataPath) == null) {
                 s.refs.freeSlot(s.slot);
             }
             if (retire) {
