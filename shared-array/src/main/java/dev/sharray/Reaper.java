@@ -251,9 +251,7 @@ final class Reaper {
             Files.walkFileTree(dir, new SimpleFileVisitor<>() {
                 @Override
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    // a .ref is a hole beyond its first page unless more than 126 processes held the array at once
-                    bytes[0] += file.getFileName().toString().endsWith(".ref")
-                        ? Math.min(attrs.size(), RefCountFile.CREATED_BYTES) : attrs.size();
+                    bytes[0] += freedBy(file, attrs);
                     Files.deleteIfExists(file);
                     return FileVisitResult.CONTINUE;
                 }
@@ -271,6 +269,15 @@ final class Reaper {
     }
 
     /**
+     * @return the bytes deleting {@code file} frees, as a pass reports them: a .ref is a hole beyond its first page
+     *     unless more than 126 processes held the array at once
+     */
+    private static long freedBy(Path file, BasicFileAttributes attrs) {
+        return file.getFileName().toString().endsWith(".ref") ? Math.min(attrs.size(), RefCountFile.CREATED_BYTES)
+            : attrs.size();
+    }
+
+    /**
      * @param skip files a dry run counted already (the arrays it would delete first)
      * @return what {@link #deleteTree} would count for {@code dir}, deleting nothing
      */
@@ -281,8 +288,7 @@ final class Reaper {
                 @Override
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
                     if (!skip.contains(file)) {
-                        bytes[0] += file.getFileName().toString().endsWith(".ref")
-                            ? Math.min(attrs.size(), RefCountFile.CREATED_BYTES) : attrs.size();
+                        bytes[0] += freedBy(file, attrs);
                     }
                     return FileVisitResult.CONTINUE;
                 }

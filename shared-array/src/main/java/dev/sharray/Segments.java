@@ -77,10 +77,7 @@ final class Segments {
      *     array, so the create must delete it
      */
     static Segment register(Path dataPath, Mapping mapping, NpyHeader header, RefCountFile refs) {
-        final Runnable hook = beforeRegister;
-        if (hook != null) {
-            hook.run();
-        }
+        runHook(beforeRegister); // outside the lock: a test holds the create here while the exit hook takes it
         return registerLocked(dataPath, mapping, header, refs);
     }
 
