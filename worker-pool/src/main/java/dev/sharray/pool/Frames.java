@@ -4,6 +4,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
 
 import java.util.function.BooleanSupplier;
@@ -28,6 +29,20 @@ final class Frames {
     @FunctionalInterface
     interface Sink {
         void onMessage(DirectBuffer buffer, int offset, int length);
+
+        /**
+         * A fragmented message this JVM's heap could not hold while reassembling it: its fragments were read and
+         * dropped, and the reader stands at the next message. By default the error is thrown.
+         *
+         * @param head          the message's first bytes (at most {@link Reader#HEAD_BYTES}), valid only during the call
+         * @param offset        where they start in {@code head}
+         * @param length        how many there are
+         * @param messageLength the whole message's length
+         * @param error         the failure to grow the reassembly buffer
+         */
+        default void onUnassembled(DirectBuffer head, int offset, int length, long messageLength, OutOfMemoryError error) {
+            throw error;
+        }
     }
 
     /** Writes messages, fragmenting as needed; the single producer of its ring. */
@@ -138,9 +153,19 @@ final class Frames {
 
     /** Reads messages, reassembling fragments; the single consumer of its ring. */
     static final class Reader implements MessageHandler {
+        /** How many first bytes of a fragmented message are kept apart, for {@link Sink#onUnassembled}. */
+        static final int HEAD_BYTES = 64;
+
         private final RingBuffer ring;
         private ExpandableArrayBuffer assembly = new ExpandableArrayBuffer(0);
         private int assembled = -1;
+        /** The first bytes of the message being reassembled (allocated up front: they are needed when the heap is full). */
+        private final UnsafeBuffer head = new UnsafeBuffer(new byte[HEAD_BYTES]);
+        private int headLength;
+        /** The length of the message being reassembled so far, dropped fragments included. */
+        private long received;
+        /** Set while the rest of a message the heap could not hold is read and dropped. */
+        private OutOfMemoryError dropping;
         private Sink sink;
 
         Reader(RingBuffer ring) {
@@ -175,28 +200,57 @@ final class Frames {
                     sink.onMessage(buffer, index, length);
                     break;
                 case FIRST:
-                    assembly.putBytes(0, buffer, index, length);
-                    assembled = length;
+                    headLength = Math.min(length, HEAD_BYTES);
+                    head.putBytes(0, buffer, index, headLength);
+                    assembled = 0;
+                    received = 0;
+                    dropping = null;
+                    append(buffer, index, length);
                     break;
                 case MIDDLE:
                 case LAST:
                     if (assembled < 0) {
                         throw new IllegalStateException("fragment without a first fragment (type " + type + ")");
                     }
-                    if ((long) assembled + length > Integer.MAX_VALUE - 8) {
+                    if (received + length > Integer.MAX_VALUE - 8) {
                         throw new IllegalStateException("message larger than 2 GiB");
                     }
-                    assembly.putBytes(assembled, buffer, index, length);
-                    assembled += length;
+                    append(buffer, index, length);
                     if (type == LAST) {
                         final int n = assembled;
                         assembled = -1;
-                        sink.onMessage(assembly, 0, n);
-                        assembly = ScratchBuffers.trimmed(assembly, 0);
+                        if (dropping != null) {
+                            final OutOfMemoryError error = dropping;
+                            dropping = null;
+                            sink.onUnassembled(head, 0, headLength, received, error);
+                        } else {
+                            sink.onMessage(assembly, 0, n);
+                            assembly = ScratchBuffers.trimmed(assembly, 0);
+                        }
                     }
                     break;
                 default:
                     throw new IllegalStateException("unknown frame type " + type);
+            }
+        }
+
+        /**
+         * Adds a fragment to the message being reassembled. When the heap cannot hold it, what was reassembled is
+         * let go of and the message's later fragments are only counted: an OutOfMemoryError thrown out of the
+         * ring's read would lose this fragment (the ring counts it read) and leave the others to be appended at
+         * the wrong place, or fail every later read the same way.
+         */
+        private void append(DirectBuffer buffer, int index, int length) {
+            received += length;
+            if (dropping != null) {
+                return;
+            }
+            try {
+                assembly.putBytes(assembled, buffer, index, length);
+                assembled += length;
+            } catch (OutOfMemoryError e) {
+                dropping = e;
+                assembly = new ExpandableArrayBuffer(0);
             }
         }
     }

@@ -95,7 +95,7 @@ public final class ProcessPool implements AutoCloseable {
     private final String name;
     private final WorkerStarter starter;
     /** Binds each new worker's answers to {@link #onResult}. */
-    private final Function<Worker, Frames.Sink> resultSinks = w -> (buffer, offset, length) -> onResult(w, buffer, offset, length);
+    private final Function<Worker, Frames.Sink> resultSinks = ResultSink::new;
     private final AtomicLong taskSeq = new AtomicLong();
     private final AtomicInteger mapSeq = new AtomicInteger();
     /** Tasks not yet sent, and which of them a worker gets. */
@@ -992,8 +992,33 @@ public final class ProcessPool implements AutoCloseable {
         }
     }
 
-    /** Decodes one message from a worker's result ring (pump lock held). */
-    private void onResult(Worker w, DirectBuffer buffer, int offset, int length) {
+    /** A worker's answers, for {@link #onResult}. */
+    private final class ResultSink implements Frames.Sink {
+        private final Worker worker;
+
+        ResultSink(Worker worker) {
+            this.worker = worker;
+        }
+
+        @Override
+        public void onMessage(DirectBuffer buffer, int offset, int length) {
+            onResult(worker, buffer, offset, length, null, length);
+        }
+
+        @Override
+        public void onUnassembled(DirectBuffer head, int offset, int length, long messageLength, OutOfMemoryError error) {
+            onResult(worker, head, offset, length, error, messageLength);
+        }
+    }
+
+    /**
+     * Decodes one message from a worker's result ring (pump lock held).
+     *
+     * @param tooLarge      null, or why this JVM could not hold the message: then {@code buffer} has only its first
+     *                      bytes, and the task fails
+     * @param messageLength the whole message's length
+     */
+    private void onResult(Worker w, DirectBuffer buffer, int offset, int length, OutOfMemoryError tooLarge, long messageLength) {
         if (length < Protocol.RESULT_HEADER || buffer.getByte(offset) != Protocol.RESULT) {
             config.err.println("[" + name + "] protocol error from " + w + ": unexpected message; killing it");
             w.state.set(Worker.KILLED);
@@ -1029,7 +1054,11 @@ public final class ProcessPool implements AutoCloseable {
             // a whole message answered: its time per task, the parent's own delays spread over the group
             t.batch.grouping.answered((System.nanoTime() - t.sentAt) / t.groupIndex);
         }
-        resultDecoder.decode(t, buffer, offset, length);
+        if (tooLarge == null) {
+            resultDecoder.decode(t, buffer, offset, length);
+        } else {
+            resultDecoder.fail(t, buffer, offset, messageLength, tooLarge);
+        }
         if (next == null) {
             w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
         }

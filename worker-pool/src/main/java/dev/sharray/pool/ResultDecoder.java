@@ -51,4 +51,17 @@ final class ResultDecoder {
         t.resultHoldsArrays = buffer.getByte(offset + 10) != 0;
         reader.wrap(ScratchBuffers.EMPTY, 0, 0, null); // the message's buffer may be a large reassembly
     }
+
+    /**
+     * Fails {@code t} with a RESULT message this JVM's heap could not hold while reassembling it. Arrays its worker
+     * holds for the result are still released ({@link Task#resultHoldsArrays} is set from the message's header).
+     *
+     * @param head          the message's first bytes, its header among them
+     * @param messageLength the whole message's length
+     */
+    void fail(Task t, DirectBuffer head, int offset, long messageLength, OutOfMemoryError error) {
+        t.error = new MalformedDataException("cannot read result: its message of " + messageLength
+            + " bytes does not fit in this JVM's heap (" + error + ")", error);
+        t.resultHoldsArrays = head.getByte(offset + 10) != 0;
+    }
 }
