@@ -55,6 +55,10 @@ final class WorkerLauncher {
         args.add("-Dsharray.reaper.disabled=true");
         args.add("-D" + WorkerMain.MAX_BYTES_PROPERTY + "=" + maxBytes);
         args.add("-D" + WorkerMain.RETAIN_BYTES_PROPERTY + "=" + retainBytes);
+        // a task must not install a security manager (JDK 17 still lets code do so at run time): one that forbids
+        // exiting makes System.exit and Runtime.halt throw, and the worker could then end neither when its parent
+        // dies nor at its exit backstop. JDK 24 and later refuse one anyway, and accept this value.
+        args.add("-Djava.security.manager=disallow");
         // workers are short-lived helpers: no hsperfdata file (it would outlive a kill -9 in /tmp),
         // and the serial collector starts fastest
         args.add("-XX:-UsePerfData");

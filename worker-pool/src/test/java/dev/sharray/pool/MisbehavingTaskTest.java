@@ -175,6 +175,37 @@ class MisbehavingTaskTest {
         assertTrue(Files.exists(Path.of(marker)), "the worker exited through its shutdown hooks");
     }
 
+    /** A security manager that forbids exiting the JVM, and allows everything else. */
+    @SuppressWarnings("removal")
+    public static final class NoExit extends SecurityManager {
+        @Override
+        public void checkPermission(java.security.Permission p) {
+            if (p instanceof RuntimePermission && p.getName().startsWith("exitVM")) {
+                throw new SecurityException("no exit");
+            }
+        }
+    }
+
+    @Test
+    @SuppressWarnings("removal")
+    void aTaskCannotInstallASecurityManagerInItsWorker() throws Exception {
+        try (ProcessPool own = ProcessPool.builder().workers(1).build()) {
+            final List<Long> workers = own.workerPids();
+            final ExecutionException e = assertThrows(ExecutionException.class, () -> get(own.submit((Integer x) -> {
+                System.setSecurityManager(new NoExit());
+                return x;
+            }, 1)));
+            // before (JDK 17, where a security manager may still be installed at run time): the task succeeded, and
+            // one that forbids exiting made the worker immortal: System.exit and Runtime.halt threw, so a worker
+            // whose parent was killed (kill -9) ran on as an orphan for good, and one told to stop ended only
+            // because no other thread kept it alive
+            final RemoteTaskException remote = assertInstanceOf(RemoteTaskException.class, e.getCause());
+            assertEquals("java.lang.UnsupportedOperationException", remote.remoteClassName(), remote.getMessage());
+            assertEquals(2, get(own.submit((Integer x) -> x + 1, 1)), "the pool goes on");
+            assertEquals(workers, own.workerPids(), "no worker died");
+        }
+    }
+
     @Test
     void aTaskThatExitsWhileAShutdownHookBlocksFailsAsACrashInsteadOfHanging() throws Exception {
         try (ProcessPool own = ProcessPool.builder().workers(1).jvmOptions("-D" + WorkerMain.EXIT_GRACE_PROPERTY + "=500")
