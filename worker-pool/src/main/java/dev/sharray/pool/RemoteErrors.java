@@ -24,16 +24,16 @@ final class RemoteErrors {
         int depth = 0;
         for (Throwable e = t; e != null && depth < MAX_CAUSES; e = causeOf(e), depth++) {
             out.writeBoolean(true);
-            out.writeString(e instanceof RemoteTaskException ? ((RemoteTaskException) e).remoteClassName() : e.getClass().getName());
-            out.writeString(messageOf(e));
+            out.writeString(encodable(e instanceof RemoteTaskException ? ((RemoteTaskException) e).remoteClassName() : e.getClass().getName()));
+            out.writeString(encodable(messageOf(e)));
             final StackTraceElement[] frames = framesOf(e);
             final int n = Math.min(frames.length, MAX_FRAMES);
             out.writeInt(n);
             for (int i = 0; i < n; i++) {
                 final StackTraceElement f = frames[i];
-                out.writeString(f == null ? "?" : f.getClassName());
-                out.writeString(f == null ? "?" : f.getMethodName());
-                out.writeString(f == null ? null : f.getFileName());
+                out.writeString(f == null ? "?" : encodable(f.getClassName()));
+                out.writeString(f == null ? "?" : encodable(f.getMethodName()));
+                out.writeString(f == null ? null : encodable(f.getFileName()));
                 out.writeInt(f == null ? -1 : f.getLineNumber());
             }
         }
@@ -43,10 +43,42 @@ final class RemoteErrors {
     /** Writes only {@code t}'s class name: what is left when even {@link #write} failed. */
     static void writeClassOnly(Throwable t, Throwable failure, ValueWriter out) {
         out.writeBoolean(true);
-        out.writeString(t.getClass().getName());
+        out.writeString(encodable(t.getClass().getName()));
         out.writeString("<the exception could not be written: " + failure.getClass().getName() + ">");
         out.writeInt(0);
         out.writeBoolean(false);
+    }
+
+    /**
+     * @return {@code s} with each unpaired surrogate replaced by U+FFFD: UTF-8 cannot encode one, and the writer refuses
+     *     it, which would cost the report its message, stack trace and causes (a message quoting text that was cut in
+     *     the middle of a surrogate pair, or a class file's name holding one)
+     */
+    static String encodable(String s) {
+        if (s == null) {
+            return null;
+        }
+        final int n = s.length();
+        StringBuilder sb = null;
+        for (int i = 0; i < n; i++) {
+            final char c = s.charAt(i);
+            if (!Character.isSurrogate(c)) {
+                if (sb != null) {
+                    sb.append(c);
+                }
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                if (sb != null) {
+                    sb.append(c).append(s.charAt(i + 1));
+                }
+                i++;
+            } else {
+                if (sb == null) {
+                    sb = new StringBuilder(n).append(s, 0, i);
+                }
+                sb.append('\uFFFD');
+            }
+        }
+        return sb == null ? s : sb.toString();
     }
 
     private static String messageOf(Throwable e) {

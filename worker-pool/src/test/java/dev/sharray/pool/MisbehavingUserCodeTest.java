@@ -206,6 +206,25 @@ class MisbehavingUserCodeTest {
         assertEquals(workers, pool.workerPids(), "no worker died");
     }
 
+    @Test
+    void anExceptionWhoseMessageHasAnUnpairedSurrogateArrivesWithItsMessageStackAndCause() throws Exception {
+        final Throwable t = failureOf(pool.submit((RemoteFunction<Integer, Integer>) x -> {
+            // a message quoting text cut in the middle of a surrogate pair (an emoji), as substring does
+            throw new IllegalArgumentException("bad input: " + "ok \uD83D\uDE00".substring(0, 4),
+                new IllegalStateException("the root \uDE00"));
+        }, 1));
+        // before: the message could not be encoded (UTF-8 has no unpaired surrogates), and the whole report was
+        // replaced by "<the exception could not be written: ReducerException>": no message, stack trace or cause
+        final RemoteTaskException remote = assertInstanceOf(RemoteTaskException.class, t);
+        assertEquals(IllegalArgumentException.class.getName(), remote.remoteClassName());
+        assertEquals("bad input: ok \uFFFD", remote.remoteMessage());
+        assertTrue(remote.getStackTrace().length > 0, "the stack trace crossed");
+        final RemoteTaskException cause = assertInstanceOf(RemoteTaskException.class, remote.getCause());
+        assertEquals(IllegalStateException.class.getName(), cause.remoteClassName());
+        assertEquals("the root \uFFFD", cause.remoteMessage());
+        assertEquals("ok \uD83D\uDE00", get(pool.submit((Integer x) -> "ok \uD83D\uDE00", 1)), "a pair crosses unchanged");
+    }
+
     private static List<Path> arrayFiles() throws Exception {
         try (Stream<Path> s = Files.list(SharedArrays.processFolder())) {
             return s.filter(p -> p.toString().endsWith(".npy")).sorted().toList();
