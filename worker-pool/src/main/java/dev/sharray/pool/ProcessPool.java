@@ -46,7 +46,8 @@ import java.util.function.IntPredicate;
  *
  * <p>Faults stay local: a worker that dies fails only the task it was running
  * ({@link WorkerCrashedException}) and is replaced; an exception thrown by a task reaches the caller as
- * a {@link RemoteTaskException}; a task over its timeout fails with {@link TaskTimeoutException} and its
+ * a {@link RemoteTaskException} (one that ran its worker out of heap too, and that worker, which such an error may
+ * leave broken for later tasks, is then replaced); a task over its timeout fails with {@link TaskTimeoutException} and its
  * worker is killed and replaced. When the last worker is gone and three attempts to start a replacement
  * failed, queued and later tasks fail at once with an {@link IllegalStateException} giving the reason.
  * {@link #close()} drains and stops, {@link #shutdownNow()} kills; neither leaves a process, file or
@@ -1032,8 +1033,11 @@ public final class ProcessPool implements AutoCloseable {
             w.timedOutAnswered |= w.timedOut != null && w.timedOut.id == taskId;
             return;
         }
+        // a worker whose task ran it out of heap exits after this answer (see WorkerLoop.exhaustedHeap): the tasks
+        // sent to it after this one never start, and run elsewhere; its exit then starts a replacement
+        final boolean retiring = (buffer.getByte(offset + 10) & Protocol.RETIRING) != 0;
         // the next task of its group, or one queued behind it, starts now: its deadline counts from here
-        final Task next = t.nextInGroup;
+        final Task next = retiring ? null : t.nextInGroup;
         if (next != null && (next.timeout != null || next.groupIndex == 1)) {
             final long now = System.nanoTime();
             if (next.timeout != null) {
@@ -1045,6 +1049,11 @@ public final class ProcessPool implements AutoCloseable {
         }
         if (!w.inFlight.compareAndSet(t, next)) {
             return;
+        }
+        if (retiring) {
+            w.state.set(Worker.KILLED); // no task is given to it any more
+            queue.requeueUnstarted(t.nextInGroup);
+            t.nextInGroup = null;
         }
         if (next != null && next.timeout != null) {
             results.deadlineStarted();

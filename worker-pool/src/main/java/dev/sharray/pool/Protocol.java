@@ -15,7 +15,7 @@ package dev.sharray.pool;
  *   FORGET   kind, mapId:long       that map call is over: drop its cached function
  * worker → parent
  *   HELLO    kind, pid:long         mapped and ready
- *   RESULT   kind, taskId:long, status:byte, holdsArrays:byte, value (OK) or error (ERROR)
+ *   RESULT   kind, taskId:long, status:byte, flags:byte (HOLDS_ARRAYS, RETIRING), value (OK) or error (ERROR)
  * </pre>
  */
 final class Protocol {
@@ -43,6 +43,14 @@ final class Protocol {
 
     static final byte OK = 0;
     static final byte ERROR = 1;
+
+    /** RESULT flag: the worker holds arrays of the result until the parent's RELEASE. */
+    static final byte HOLDS_ARRAYS = 1;
+    /**
+     * RESULT flag: the worker reads nothing more and exits after this answer (the task ran it out of heap); tasks
+     * sent to it after this one never start.
+     */
+    static final byte RETIRING = 2;
 
     /** Offset of the argument / fn section after kind and taskId. */
     static final int TASK_HEADER = 1 + 8;

@@ -48,7 +48,7 @@ final class ResultDecoder {
                 t.error.addSuppressed(releaseFailure); // the task must still complete
             }
         }
-        t.resultHoldsArrays = buffer.getByte(offset + 10) != 0;
+        t.resultHoldsArrays = (buffer.getByte(offset + 10) & Protocol.HOLDS_ARRAYS) != 0;
         reader.wrap(ScratchBuffers.EMPTY, 0, 0, null); // the message's buffer may be a large reassembly
     }
 
@@ -62,6 +62,6 @@ final class ResultDecoder {
     void fail(Task t, DirectBuffer head, int offset, long messageLength, OutOfMemoryError error) {
         t.error = new MalformedDataException("cannot read result: its message of " + messageLength
             + " bytes does not fit in this JVM's heap (" + error + ")", error);
-        t.resultHoldsArrays = head.getByte(offset + 10) != 0;
+        t.resultHoldsArrays = (head.getByte(offset + 10) & Protocol.HOLDS_ARRAYS) != 0;
     }
 }

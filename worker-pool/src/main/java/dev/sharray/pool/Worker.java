@@ -21,7 +21,7 @@ final class Worker {
     static final int STARTING = 0;
     static final int IDLE = 1;
     static final int BUSY = 2;
-    /** Timed out and being killed; the exit handler replaces it. */
+    /** Timed out or garbled and being killed, or exiting after a task exhausted its heap; the exit handler replaces it. */
     static final int KILLED = 3;
     static final int STOPPING = 4;
     static final int DEAD = 5;

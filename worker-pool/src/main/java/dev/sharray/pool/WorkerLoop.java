@@ -246,7 +246,7 @@ final class WorkerLoop {
             fnError = t;
         }
         int pos = (int) tasksAt;
-        for (int i = 0; i < count; i++) {
+        for (int i = 0; i < count && !stopped; i++) { // a task that exhausted the heap retires the worker
             final int argLength = group.getInt(pos + 8, ByteOrder.LITTLE_ENDIAN);
             taskId = group.getLong(pos, ByteOrder.LITTLE_ENDIAN);
             fn = groupFn;
@@ -435,10 +435,11 @@ final class WorkerLoop {
             }
             length = valueWriter.position();
         }
+        final boolean retire = error != null && exhaustedHeap(error);
         out.putByte(0, Protocol.RESULT);
         out.putLong(1, taskId, ByteOrder.LITTLE_ENDIAN);
         out.putByte(9, error == null ? Protocol.OK : Protocol.ERROR);
-        out.putByte(10, holds ? (byte) 1 : (byte) 0);
+        out.putByte(10, (byte) ((holds ? Protocol.HOLDS_ARRAYS : 0) | (retire ? Protocol.RETIRING : 0)));
         // arrays this task opened are released before the answer goes out, so a parent that frees
         // them on completion never waits for us; result arrays are held until the parent's RELEASE
         arrays.endTask(taskId, holds);
@@ -448,5 +449,29 @@ final class WorkerLoop {
         // the reader and writer must not keep this task's (possibly large) message buffers reachable
         valueWriter.wrap(out, 0, null);
         valueReader.wrap(ScratchBuffers.EMPTY, 0, 0, null);
+        if (retire) {
+            stopped = true;
+            System.err.println("sharray worker: a task ran out of heap; this worker exits and a new one replaces it");
+        }
+    }
+
+    /**
+     * Whether a task's failure is an {@link OutOfMemoryError}, or has one among its first causes. This JVM may then be
+     * left broken for later tasks (a class whose static initializer ran out of heap stays unusable: every later use
+     * throws NoClassDefFoundError; a task's leak keeps failing the next ones), so the worker retires after answering
+     * and a fresh one takes its place.
+     */
+    static boolean exhaustedHeap(Throwable error) {
+        try {
+            Throwable t = error;
+            for (int i = 0; t != null && i < 8; i++, t = t.getCause()) {
+                if (t instanceof OutOfMemoryError) {
+                    return true;
+                }
+            }
+        } catch (RuntimeException | Error ignored) {
+            // a user's getCause() that throws: judge by what was seen
+        }
+        return false;
     }
 }
