@@ -38,11 +38,20 @@ final class Engines {
                     throw new IllegalStateException("SIMD level " + cap + " was requested but the native library is"
                         + " unavailable: " + NativeLib.failure());
                 }
-                if (FALLBACK_LOGGED.compareAndSet(false, true)) {
+                final Engine java;
+                try {
+                    java = vectorEngine();
+                } catch (IllegalStateException e) {
+                    // Neither backend runs: say why for both. Before, the WARN below announced the Java backend and
+                    // then this threw about the Vector API alone, hiding why the native library did not load.
+                    throw new IllegalStateException("no codec backend is available here: the native library is "
+                        + "unavailable (" + NativeLib.failure() + "), and " + e.getMessage(), e);
+                }
+                if (FALLBACK_LOGGED.compareAndSet(false, true)) { // logged only once the fallback really runs
                     Fallback.LOG.warn("sharray codec: native library unavailable ({}); using the Java Vector API backend",
                         NativeLib.failure());
                 }
-                return vectorEngine();
+                return java;
         }
     }
 

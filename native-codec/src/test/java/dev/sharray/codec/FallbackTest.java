@@ -9,6 +9,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -63,6 +65,36 @@ class FallbackTest {
                 "a truncated mapping gives the JVM's error (copies are guarded), not the end of the JVM");
             assertEquals(0, child.finish());
         }
+    }
+
+    /** Child side without the Vector API module: what AUTO says when neither backend can run. */
+    public static final class NoBackend {
+        public static void main(String[] args) {
+            try {
+                System.out.println("built " + ErasureCodec.create(2, 1));
+            } catch (IllegalStateException e) {
+                System.out.println("refused " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * With the native library off and no {@code --add-modules=jdk.incubator.vector}, no backend runs. Before, AUTO
+     * logged "using the Java Vector API backend" and then threw about the missing module alone, without the reason
+     * the native library did not load; now nothing claims a fallback and the exception gives both reasons.
+     */
+    @Test
+    void autoWithNeitherBackendSaysWhyForBoth() throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Dsharray.codec.disableNative=true", "-Dorg.slf4j.simpleLogger.logFile=System.out",
+            "-cp", System.getProperty("java.class.path"), NoBackend.class.getName()));
+        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, child.waitFor(), out);
+        assertEquals("refused no codec backend is available here: the native library is unavailable (disabled by "
+            + "-Dsharray.codec.disableNative=true), and the JAVA backend needs --add-modules=jdk.incubator.vector",
+            out.lines().filter(l -> l.startsWith("refused ")).findFirst().orElse(out));
+        assertTrue(!out.contains("using the Java Vector API backend"), "no fallback is announced: " + out);
     }
 
     @Test
