@@ -5,6 +5,7 @@ import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -30,8 +31,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * and only read, scratch memory is per thread, and decode tables are cached per erasure pattern in a
  * concurrent map. Concurrent calls must not write the same shards, of course. Every argument is
  * validated before any kernel runs; invalid input throws and never reaches native code.
+ *
+ * <p>The NATIVE and ISAL backends keep their tables in native memory (about 40 bytes per coefficient: 1.6 KB for
+ * RS(10,4), 0.65 MB for RS(128,128), plus those of every cached erasure pattern). {@link #close()} frees it; a
+ * codec that is never closed has it freed only once the garbage collector finds the codec unreachable.
  */
-public final class ErasureCodec {
+public final class ErasureCodec implements AutoCloseable {
     /** Most shards a stripe can have: GF(2^8) has 256 distinct evaluation points. */
     public static final int MAX_SHARDS = 256;
     /** Bound on cached decode plans; patterns beyond it are computed per call (still correct). */
@@ -64,6 +69,11 @@ public final class ErasureCodec {
     private final boolean[] readOnlyFlags;
     private final ConcurrentHashMap<PatternKey, DecodePlan> plans = new ConcurrentHashMap<>();
     private final int maxCachedPlans;
+    /** {@link #CLOSED} once {@link #close()} was called, plus the number of calls running (see {@link #enter()}). */
+    private final AtomicLong state = new AtomicLong();
+    private static final long CLOSED = 1L << 62;
+    /** Set on the codecs {@link SharedStripes#codec} hands out: they belong to the process, and close() leaves them. */
+    private volatile boolean sharedByProcess;
     /** Test hook (null in use): runs after direct buffer shards are checked, before they are coded. */
     private volatile Runnable afterBuffersChecked;
 
@@ -178,15 +188,20 @@ public final class ErasureCodec {
      * @param length bytes to encode, at least 1
      */
     public void encode(byte[][] shards, int offset, int length) {
-        checks.range(offset, length, checks.heap(shards));
-        checks.notAliased(shards, parityFlags);
-        CallScratch c = CallScratch.get();
+        enter();
         try {
-            System.arraycopy(shards, 0, c.src, 0, k);
-            System.arraycopy(shards, k, c.dst, 0, m);
-            engine.dot(encodeTables, c.src, c.dst, offset, length, false);
+            checks.range(offset, length, checks.heap(shards));
+            checks.notAliased(shards, parityFlags);
+            CallScratch c = CallScratch.get();
+            try {
+                System.arraycopy(shards, 0, c.src, 0, k);
+                System.arraycopy(shards, k, c.dst, 0, m);
+                engine.dot(encodeTables, c.src, c.dst, offset, length, false);
+            } finally {
+                c.clear();
+            }
         } finally {
-            c.clear();
+            exit();
         }
     }
 
@@ -197,14 +212,19 @@ public final class ErasureCodec {
      * @return true when every parity byte is what {@link #encode(byte[][])} would write
      */
     public boolean verify(byte[][] shards) {
-        int len = checks.heap(shards);
-        CallScratch c = CallScratch.get();
+        enter();
         try {
-            System.arraycopy(shards, 0, c.src, 0, k);
-            System.arraycopy(shards, k, c.dst, 0, m);
-            return engine.verify(encodeTables, c.src, c.dst, 0, len);
+            int len = checks.heap(shards);
+            CallScratch c = CallScratch.get();
+            try {
+                System.arraycopy(shards, 0, c.src, 0, k);
+                System.arraycopy(shards, k, c.dst, 0, m);
+                return engine.verify(encodeTables, c.src, c.dst, 0, len);
+            } finally {
+                c.clear();
+            }
         } finally {
-            c.clear();
+            exit();
         }
     }
 
@@ -244,70 +264,80 @@ public final class ErasureCodec {
      * @param newData   the new contents, of the shard length; must not be {@code shards[dataIndex]} itself
      */
     public void update(byte[][] shards, int dataIndex, byte[] newData) {
-        int len = checks.heap(shards);
-        checks.dataIndex(dataIndex);
-        if (newData == null) {
-            throw new NullPointerException("newData must not be null");
-        }
-        Checks.newDataLength(newData.length, len);
-        if (newData == shards[dataIndex]) {
-            throw new IllegalArgumentException("newData must not be the shard array it replaces "
-                + "(the old contents are needed to patch the parity)");
-        }
-        for (int p = k; p < n; p++) {
-            if (newData == shards[p]) {
-                throw new IllegalArgumentException("newData must not be parity shard " + p + " (it is patched)");
+        enter();
+        try {
+            int len = checks.heap(shards);
+            checks.dataIndex(dataIndex);
+            if (newData == null) {
+                throw new NullPointerException("newData must not be null");
             }
-        }
-        CallScratch c = CallScratch.get();
-        boolean[] written = c.writable;
-        System.arraycopy(parityFlags, 0, written, 0, n);
-        written[dataIndex] = true;
-        checks.notAliased(shards, written);
-        try {
-            System.arraycopy(shards, k, c.dst, 0, m);
-            // parity ^= col * old ^ col * new = col * (old ^ new), in one pass over the parity
-            c.src[0] = shards[dataIndex];
-            c.src[1] = newData;
-            engine.dot(columnPair(dataIndex), c.src, c.dst, 0, len, true);
-        } finally {
-            c.clear();
-        }
-        System.arraycopy(newData, 0, shards[dataIndex], 0, len);
-    }
-
-    private void reconstructHeap(byte[][] shards, boolean[] callerPresent, boolean dataOnly) {
-        final boolean[] present = CallScratch.get().present; // the one copy the checks, the plan and the writes use
-        int len = checks.heapReconstruct(shards, callerPresent, present);
-        boolean[] written = CallScratch.get().writable;
-        for (int i = 0; i < n; i++) {
-            written[i] = !present[i] && (!dataOnly || i < k); // data-only never writes missing parity
-        }
-        checks.notAliased(shards, written);
-        DecodePlan plan = plan(present);
-        try {
-            int count = dataOnly ? plan.missingData : plan.missing.length;
-            if (count == 0) {
-                return;
+            Checks.newDataLength(newData.length, len);
+            if (newData == shards[dataIndex]) {
+                throw new IllegalArgumentException("newData must not be the shard array it replaces "
+                    + "(the old contents are needed to patch the parity)");
+            }
+            for (int p = k; p < n; p++) {
+                if (newData == shards[p]) {
+                    throw new IllegalArgumentException("newData must not be parity shard " + p + " (it is patched)");
+                }
             }
             CallScratch c = CallScratch.get();
+            boolean[] written = c.writable;
+            System.arraycopy(parityFlags, 0, written, 0, n);
+            written[dataIndex] = true;
+            checks.notAliased(shards, written);
             try {
-                for (int r = 0; r < count; r++) {
-                    int i = plan.missing[r];
-                    if (shards[i] == null) {
-                        shards[i] = new byte[len];
-                    }
-                    c.dst[r] = shards[i];
-                }
-                for (int j = 0; j < k; j++) {
-                    c.src[j] = shards[plan.survivors[j]];
-                }
-                engine.dot(dataOnly ? plan.dataOnly : plan.all, c.src, c.dst, 0, len, false);
+                System.arraycopy(shards, k, c.dst, 0, m);
+                // parity ^= col * old ^ col * new = col * (old ^ new), in one pass over the parity
+                c.src[0] = shards[dataIndex];
+                c.src[1] = newData;
+                engine.dot(columnPair(dataIndex), c.src, c.dst, 0, len, true);
             } finally {
                 c.clear();
             }
+            System.arraycopy(newData, 0, shards[dataIndex], 0, len);
         } finally {
-            done(plan);
+            exit();
+        }
+    }
+
+    private void reconstructHeap(byte[][] shards, boolean[] callerPresent, boolean dataOnly) {
+        enter();
+        try {
+            final boolean[] present = CallScratch.get().present; // the one copy the checks, the plan and the writes use
+            int len = checks.heapReconstruct(shards, callerPresent, present);
+            boolean[] written = CallScratch.get().writable;
+            for (int i = 0; i < n; i++) {
+                written[i] = !present[i] && (!dataOnly || i < k); // data-only never writes missing parity
+            }
+            checks.notAliased(shards, written);
+            DecodePlan plan = plan(present);
+            try {
+                int count = dataOnly ? plan.missingData : plan.missing.length;
+                if (count == 0) {
+                    return;
+                }
+                CallScratch c = CallScratch.get();
+                try {
+                    for (int r = 0; r < count; r++) {
+                        int i = plan.missing[r];
+                        if (shards[i] == null) {
+                            shards[i] = new byte[len];
+                        }
+                        c.dst[r] = shards[i];
+                    }
+                    for (int j = 0; j < k; j++) {
+                        c.src[j] = shards[plan.survivors[j]];
+                    }
+                    engine.dot(dataOnly ? plan.dataOnly : plan.all, c.src, c.dst, 0, len, false);
+                } finally {
+                    c.clear();
+                }
+            } finally {
+                done(plan);
+            }
+        } finally {
+            exit();
         }
     }
 
@@ -319,21 +349,26 @@ public final class ErasureCodec {
      * @param shards k data then m parity direct buffers with equal {@code remaining()}; parity ones writable
      */
     public void encode(ByteBuffer[] shards) {
-        shards = snapshot(shards);
-        CallScratch c = CallScratch.get();
-        long len = checks.buffers(shards, parityFlags, c.shardAddr);
-        c.sessions.acquireAll(shards);
+        enter();
         try {
-            checks.writtenDisjoint(parityFlags, c.shardAddr, len);
-            runHook(afterBuffersChecked);
-            System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
-            System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
-            engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
-        } catch (MemoryFaultException e) {
-            throw e.locate(c.shardAddr, n, len);
+            shards = snapshot(shards);
+            CallScratch c = CallScratch.get();
+            long len = checks.buffers(shards, parityFlags, c.shardAddr);
+            c.sessions.acquireAll(shards);
+            try {
+                checks.writtenDisjoint(parityFlags, c.shardAddr, len);
+                runHook(afterBuffersChecked);
+                System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
+                System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
+                engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
+            } catch (MemoryFaultException e) {
+                throw e.locate(c.shardAddr, n, len);
+            } finally {
+                c.sessions.releaseAll();
+                Reference.reachabilityFence(shards);
+            }
         } finally {
-            c.sessions.releaseAll();
-            Reference.reachabilityFence(shards);
+            exit();
         }
     }
 
@@ -344,20 +379,25 @@ public final class ErasureCodec {
      * @return true when every parity byte is what {@link #encode(ByteBuffer[])} would write
      */
     public boolean verify(ByteBuffer[] shards) {
-        shards = snapshot(shards);
-        CallScratch c = CallScratch.get();
-        long len = checks.buffers(shards, readOnlyFlags, c.shardAddr);
-        c.sessions.acquireAll(shards);
+        enter();
         try {
-            runHook(afterBuffersChecked);
-            System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
-            System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
-            return engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
-        } catch (MemoryFaultException e) {
-            throw e.locate(c.shardAddr, n, len);
+            shards = snapshot(shards);
+            CallScratch c = CallScratch.get();
+            long len = checks.buffers(shards, readOnlyFlags, c.shardAddr);
+            c.sessions.acquireAll(shards);
+            try {
+                runHook(afterBuffersChecked);
+                System.arraycopy(c.shardAddr, 0, c.srcAddr, 0, k);
+                System.arraycopy(c.shardAddr, k, c.dstAddr, 0, m);
+                return engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
+            } catch (MemoryFaultException e) {
+                throw e.locate(c.shardAddr, n, len);
+            } finally {
+                c.sessions.releaseAll();
+                Reference.reachabilityFence(shards);
+            }
         } finally {
-            c.sessions.releaseAll();
-            Reference.reachabilityFence(shards);
+            exit();
         }
     }
 
@@ -394,82 +434,151 @@ public final class ErasureCodec {
      *                  any shard; its position is not changed
      */
     public void update(ByteBuffer[] shards, int dataIndex, ByteBuffer newData) {
-        shards = snapshot(shards);
-        checks.dataIndex(dataIndex);
-        CallScratch cs = CallScratch.get();
-        boolean[] w = cs.writable;
-        Arrays.fill(w, false);
-        System.arraycopy(parityFlags, 0, w, 0, n);
-        w[dataIndex] = true;
-        long len = checks.buffers(shards, w, cs.shardAddr);
-        if (newData == null) {
-            throw new NullPointerException("newData must not be null");
-        }
-        if (!newData.isDirect()) {
-            throw new IllegalArgumentException("newData is not a direct ByteBuffer");
-        }
-        final int newPosition = newData.position(); // read once, as checks.buffers reads the shards'
-        Checks.newDataLength(newData.limit() - newPosition, len);
-        final long newAddress = Buffers.base(newData) + newPosition;
-        cs.sessions.acquireAll(shards);
+        enter();
         try {
-            cs.sessions.acquire(newData, "newData");
-            // overlaps only once the arenas are held: a closed one's address may belong to another buffer by now
-            checks.writtenDisjoint(w, cs.shardAddr, len);
-            checks.disjoint(-1, newAddress, len, cs.shardAddr, -1);
-            runHook(afterBuffersChecked);
-            System.arraycopy(cs.shardAddr, k, cs.dstAddr, 0, m);
-            cs.srcAddr[0] = cs.shardAddr[dataIndex];
-            cs.srcAddr[1] = newAddress;
-            engine.dot(columnPair(dataIndex), cs.srcAddr, cs.dstAddr, len, true); // one pass: col * (old ^ new)
-            // The data itself, at the addresses the parity patch used, while the buffers are still held: not a put
-            // against the buffers' current limits, which another thread may have cut since the checks (that put
-            // then failed with the parity already patched for the new data, so the stripe no longer decoded), nor
-            // after the release, when their arena may close.
-            RawMemory.copy(newAddress, cs.shardAddr[dataIndex], len);
-        } catch (MemoryFaultException e) {
-            throw e.locate(cs.shardAddr, n, len); // a fault in newData names no shard
+            shards = snapshot(shards);
+            checks.dataIndex(dataIndex);
+            CallScratch cs = CallScratch.get();
+            boolean[] w = cs.writable;
+            Arrays.fill(w, false);
+            System.arraycopy(parityFlags, 0, w, 0, n);
+            w[dataIndex] = true;
+            long len = checks.buffers(shards, w, cs.shardAddr);
+            if (newData == null) {
+                throw new NullPointerException("newData must not be null");
+            }
+            if (!newData.isDirect()) {
+                throw new IllegalArgumentException("newData is not a direct ByteBuffer");
+            }
+            final int newPosition = newData.position(); // read once, as checks.buffers reads the shards'
+            Checks.newDataLength(newData.limit() - newPosition, len);
+            final long newAddress = Buffers.base(newData) + newPosition;
+            cs.sessions.acquireAll(shards);
+            try {
+                cs.sessions.acquire(newData, "newData");
+                // overlaps only once the arenas are held: a closed one's address may belong to another buffer by now
+                checks.writtenDisjoint(w, cs.shardAddr, len);
+                checks.disjoint(-1, newAddress, len, cs.shardAddr, -1);
+                runHook(afterBuffersChecked);
+                System.arraycopy(cs.shardAddr, k, cs.dstAddr, 0, m);
+                cs.srcAddr[0] = cs.shardAddr[dataIndex];
+                cs.srcAddr[1] = newAddress;
+                engine.dot(columnPair(dataIndex), cs.srcAddr, cs.dstAddr, len, true); // one pass: col * (old ^ new)
+                // The data itself, at the addresses the parity patch used, while the buffers are still held: not a put
+                // against the buffers' current limits, which another thread may have cut since the checks (that put
+                // then failed with the parity already patched for the new data, so the stripe no longer decoded), nor
+                // after the release, when their arena may close.
+                RawMemory.copy(newAddress, cs.shardAddr[dataIndex], len);
+            } catch (MemoryFaultException e) {
+                throw e.locate(cs.shardAddr, n, len); // a fault in newData names no shard
+            } finally {
+                cs.sessions.releaseAll();
+                Reference.reachabilityFence(shards); // the memory stays allocated and mapped until the copy is done
+                Reference.reachabilityFence(newData);
+            }
         } finally {
-            cs.sessions.releaseAll();
-            Reference.reachabilityFence(shards); // the memory stays allocated and mapped until the copy is done
-            Reference.reachabilityFence(newData);
+            exit();
         }
     }
 
     private void reconstructBuffers(ByteBuffer[] shards, boolean[] callerPresent, boolean dataOnly) {
-        shards = snapshot(shards);
-        CallScratch c = CallScratch.get();
-        final boolean[] present = checks.present(callerPresent, c.present); // the plan and the writable flags from one copy
-        for (int i = 0; i < n; i++) {
-            c.writable[i] = !present[i] && (!dataOnly || i < k); // data-only never writes missing parity
-        }
-        long len = checks.buffers(shards, c.writable, c.shardAddr);
-        DecodePlan plan = plan(present);
+        enter();
         try {
-            int count = dataOnly ? plan.missingData : plan.missing.length;
-            if (count == 0) {
-                return;
+            shards = snapshot(shards);
+            CallScratch c = CallScratch.get();
+            final boolean[] present = checks.present(callerPresent, c.present); // the plan and the writable flags from one copy
+            for (int i = 0; i < n; i++) {
+                c.writable[i] = !present[i] && (!dataOnly || i < k); // data-only never writes missing parity
             }
-            c.sessions.acquireAll(shards);
+            long len = checks.buffers(shards, c.writable, c.shardAddr);
+            DecodePlan plan = plan(present);
             try {
-                checks.writtenDisjoint(c.writable, c.shardAddr, len);
-                runHook(afterBuffersChecked);
-                for (int j = 0; j < k; j++) {
-                    c.srcAddr[j] = c.shardAddr[plan.survivors[j]];
+                int count = dataOnly ? plan.missingData : plan.missing.length;
+                if (count == 0) {
+                    return;
                 }
-                for (int r = 0; r < count; r++) {
-                    c.dstAddr[r] = c.shardAddr[plan.missing[r]];
+                c.sessions.acquireAll(shards);
+                try {
+                    checks.writtenDisjoint(c.writable, c.shardAddr, len);
+                    runHook(afterBuffersChecked);
+                    for (int j = 0; j < k; j++) {
+                        c.srcAddr[j] = c.shardAddr[plan.survivors[j]];
+                    }
+                    for (int r = 0; r < count; r++) {
+                        c.dstAddr[r] = c.shardAddr[plan.missing[r]];
+                    }
+                    engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
+                } catch (MemoryFaultException e) {
+                    throw e.locate(c.shardAddr, n, len);
+                } finally {
+                    c.sessions.releaseAll();
+                    Reference.reachabilityFence(shards);
                 }
-                engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
-            } catch (MemoryFaultException e) {
-                throw e.locate(c.shardAddr, n, len);
             } finally {
-                c.sessions.releaseAll();
-                Reference.reachabilityFence(shards);
+                done(plan);
             }
         } finally {
-            done(plan);
+            exit();
         }
+    }
+
+    // ------------------------------------------------------------------ closing
+
+    /**
+     * Frees the codec's native tables (NATIVE and ISAL backends; nothing to free on JAVA). Calls that are running
+     * when it is called finish normally, and the last of them to return frees the tables: close never frees memory
+     * a kernel is reading, and never waits. Every call that starts afterwards throws {@link IllegalStateException}.
+     * Idempotent. A codec from {@link SharedStripes#codec} belongs to the whole process and is left open.
+     */
+    @Override
+    public void close() {
+        if (sharedByProcess) {
+            return;
+        }
+        if (state.getAndUpdate(s -> s | CLOSED) == 0) {
+            freeTables(); // no call running: nobody else will
+        }
+    }
+
+    /** Marks a codec that {@link SharedStripes} shares between callers: {@link #close()} leaves it open. */
+    void shareByProcess() {
+        sharedByProcess = true;
+    }
+
+    /**
+     * Counts a call in; refused once the codec is closed. Each public operation pairs it with {@link #exit()}, so
+     * the tables stay allocated until the last running call is done.
+     */
+    private void enter() {
+        long s;
+        do {
+            s = state.get();
+            if ((s & CLOSED) != 0) {
+                throw new IllegalStateException("this codec is closed: " + this);
+            }
+        } while (!state.compareAndSet(s, s + 1));
+    }
+
+    /** Counts a call out; the last call out of a closed codec frees its tables. */
+    private void exit() {
+        if (state.decrementAndGet() == CLOSED) {
+            freeTables();
+        }
+    }
+
+    /** Runs once, when the codec is closed and no call is running. */
+    private void freeTables() {
+        encodeTables.free();
+        for (int d = 0; d < k; d++) {
+            final Tables t = columnPairTables.get(d);
+            if (t != null) {
+                t.free();
+            }
+        }
+        for (DecodePlan plan : plans.values()) {
+            plan.free();
+        }
+        plans.clear();
     }
 
     /** Test hook: sets what runs between checking direct buffer shards and coding them (null: nothing). */
@@ -505,18 +614,23 @@ public final class ErasureCodec {
      * @param stripe the stripe; its parity rows are overwritten
      */
     public void encode(SharedArray stripe) {
-        long len = checks.stripe(stripe);
-        CallScratch c = CallScratch.get();
-        // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
-        try (SharedArray held = stripe.retain()) {
-            long base = held.address();
-            rows(c.srcAddr, base, len, 0, k);
-            rows(c.dstAddr, base, len, k, m);
-            try {
-                engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
-            } catch (MemoryFaultException e) {
-                throw e.locateRow(base, n, len);
+        enter();
+        try {
+            long len = checks.stripe(stripe);
+            CallScratch c = CallScratch.get();
+            // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
+            try (SharedArray held = stripe.retain()) {
+                long base = held.address();
+                rows(c.srcAddr, base, len, 0, k);
+                rows(c.dstAddr, base, len, k, m);
+                try {
+                    engine.dot(encodeTables, c.srcAddr, c.dstAddr, len, false);
+                } catch (MemoryFaultException e) {
+                    throw e.locateRow(base, n, len);
+                }
             }
+        } finally {
+            exit();
         }
     }
 
@@ -527,18 +641,23 @@ public final class ErasureCodec {
      * @return true when every parity byte is what {@link #encode(SharedArray)} would write
      */
     public boolean verify(SharedArray stripe) {
-        long len = checks.stripe(stripe);
-        CallScratch c = CallScratch.get();
-        // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
-        try (SharedArray held = stripe.retain()) {
-            long base = held.address();
-            rows(c.srcAddr, base, len, 0, k);
-            rows(c.dstAddr, base, len, k, m);
-            try {
-                return engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
-            } catch (MemoryFaultException e) {
-                throw e.locateRow(base, n, len);
+        enter();
+        try {
+            long len = checks.stripe(stripe);
+            CallScratch c = CallScratch.get();
+            // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
+            try (SharedArray held = stripe.retain()) {
+                long base = held.address();
+                rows(c.srcAddr, base, len, 0, k);
+                rows(c.dstAddr, base, len, k, m);
+                try {
+                    return engine.verify(encodeTables, c.srcAddr, c.dstAddr, len);
+                } catch (MemoryFaultException e) {
+                    throw e.locateRow(base, n, len);
+                }
             }
+        } finally {
+            exit();
         }
     }
 
@@ -574,67 +693,77 @@ public final class ErasureCodec {
      * @param newData   the new contents, shardLength bytes
      */
     public void update(SharedArray stripe, int dataIndex, byte[] newData) {
-        long len = checks.stripe(stripe);
-        checks.dataIndex(dataIndex);
-        if (newData == null) {
-            throw new NullPointerException("newData must not be null");
-        }
-        Checks.newDataLength(newData.length, len);
-        CallScratch c = CallScratch.get();
-        DirectScratch d = DirectScratch.get();
-        d.staging(UPDATE_CHUNK); // engines' address dots use only its pointer slots, never the staging area
-        long staged = d.stagingAddress();
-        // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
-        try (SharedArray held = stripe.retain()) {
-            long base = held.address();
-            long row = base + dataIndex * len;
-            // One pass over the parity: each chunk of the heap newData is staged off-heap (it stays in cache),
-            // the two-column table applies col * (old ^ new) to every parity row, then the chunk replaces the
-            // old data.
-            c.srcAddr[1] = staged;
-            final Tables column = columnPair(dataIndex);
-            try {
-                for (long pos = 0, chunk; pos < len; pos += chunk) {
-                    chunk = Math.min(UPDATE_CHUNK, len - pos);
-                    RawMemory.write(newData, (int) pos, staged, (int) chunk);
-                    c.srcAddr[0] = row + pos;
-                    rows(c.dstAddr, base + pos, len, k, m);
-                    engine.dot(column, c.srcAddr, c.dstAddr, chunk, true);
-                    RawMemory.write(newData, (int) pos, row + pos, (int) chunk);
-                }
-            } catch (MemoryFaultException e) {
-                throw e.locateRow(base, n, len);
-            }
-        }
-    }
-
-    private void reconstructStripe(SharedArray stripe, boolean[] callerPresent, boolean dataOnly) {
-        long len = checks.stripe(stripe);
-        final boolean[] present = checks.present(callerPresent, CallScratch.get().present); // read once, see Checks
-        DecodePlan plan = plan(present);
+        enter();
         try {
-            int count = dataOnly ? plan.missingData : plan.missing.length;
-            if (count == 0) {
-                return;
+            long len = checks.stripe(stripe);
+            checks.dataIndex(dataIndex);
+            if (newData == null) {
+                throw new NullPointerException("newData must not be null");
             }
+            Checks.newDataLength(newData.length, len);
             CallScratch c = CallScratch.get();
+            DirectScratch d = DirectScratch.get();
+            d.staging(UPDATE_CHUNK); // engines' address dots use only its pointer slots, never the staging area
+            long staged = d.stagingAddress();
             // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
             try (SharedArray held = stripe.retain()) {
                 long base = held.address();
-                for (int j = 0; j < k; j++) {
-                    c.srcAddr[j] = base + plan.survivors[j] * len;
-                }
-                for (int r = 0; r < count; r++) {
-                    c.dstAddr[r] = base + plan.missing[r] * len;
-                }
+                long row = base + dataIndex * len;
+                // One pass over the parity: each chunk of the heap newData is staged off-heap (it stays in cache),
+                // the two-column table applies col * (old ^ new) to every parity row, then the chunk replaces the
+                // old data.
+                c.srcAddr[1] = staged;
+                final Tables column = columnPair(dataIndex);
                 try {
-                    engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
+                    for (long pos = 0, chunk; pos < len; pos += chunk) {
+                        chunk = Math.min(UPDATE_CHUNK, len - pos);
+                        RawMemory.write(newData, (int) pos, staged, (int) chunk);
+                        c.srcAddr[0] = row + pos;
+                        rows(c.dstAddr, base + pos, len, k, m);
+                        engine.dot(column, c.srcAddr, c.dstAddr, chunk, true);
+                        RawMemory.write(newData, (int) pos, row + pos, (int) chunk);
+                    }
                 } catch (MemoryFaultException e) {
                     throw e.locateRow(base, n, len);
                 }
             }
         } finally {
-            done(plan);
+            exit();
+        }
+    }
+
+    private void reconstructStripe(SharedArray stripe, boolean[] callerPresent, boolean dataOnly) {
+        enter();
+        try {
+            long len = checks.stripe(stripe);
+            final boolean[] present = checks.present(callerPresent, CallScratch.get().present); // read once, see Checks
+            DecodePlan plan = plan(present);
+            try {
+                int count = dataOnly ? plan.missingData : plan.missing.length;
+                if (count == 0) {
+                    return;
+                }
+                CallScratch c = CallScratch.get();
+                // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
+                try (SharedArray held = stripe.retain()) {
+                    long base = held.address();
+                    for (int j = 0; j < k; j++) {
+                        c.srcAddr[j] = base + plan.survivors[j] * len;
+                    }
+                    for (int r = 0; r < count; r++) {
+                        c.dstAddr[r] = base + plan.missing[r] * len;
+                    }
+                    try {
+                        engine.dot(dataOnly ? plan.dataOnly : plan.all, c.srcAddr, c.dstAddr, len, false);
+                    } catch (MemoryFaultException e) {
+                        throw e.locateRow(base, n, len);
+                    }
+                }
+            } finally {
+                done(plan);
+            }
+        } finally {
+            exit();
         }
     }
 
@@ -658,11 +787,16 @@ public final class ErasureCodec {
 
     /** @return the table bytes of the decode plan for this pattern (for tests: what a cached plan pins) */
     long planTableBytes(boolean[] present) {
-        DecodePlan plan = plan(checks.present(present, CallScratch.get().present));
+        enter();
         try {
-            return (plan.all == null ? 0 : plan.all.bytes()) + (plan.dataOnly == null ? 0 : plan.dataOnly.bytes());
+            DecodePlan plan = plan(checks.present(present, CallScratch.get().present));
+            try {
+                return (plan.all == null ? 0 : plan.all.bytes()) + (plan.dataOnly == null ? 0 : plan.dataOnly.bytes());
+            } finally {
+                done(plan);
+            }
         } finally {
-            done(plan);
+            exit();
         }
     }
 

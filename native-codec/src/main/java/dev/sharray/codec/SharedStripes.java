@@ -46,7 +46,8 @@ public final class SharedStripes {
     }
 
     /**
-     * The shared codec for this shape on the {@link Backend#AUTO} backend.
+     * The shared codec for this shape on the {@link Backend#AUTO} backend. It belongs to the process:
+     * {@link ErasureCodec#close()} leaves it open.
      *
      * @param dataShards   k
      * @param parityShards m
@@ -55,6 +56,10 @@ public final class SharedStripes {
      */
     public static ErasureCodec codec(int dataShards, int parityShards, Matrix matrix) {
         return CODECS.computeIfAbsent(dataShards + "/" + parityShards + "/" + matrix,
-            key -> ErasureCodec.builder(dataShards, parityShards).matrix(matrix).build());
+            key -> {
+                final ErasureCodec codec = ErasureCodec.builder(dataShards, parityShards).matrix(matrix).build();
+                codec.shareByProcess(); // every task of the process uses it: one task's close() must not end it
+                return codec;
+            });
     }
 }
