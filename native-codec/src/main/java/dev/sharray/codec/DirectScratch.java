@@ -47,6 +47,11 @@ final class DirectScratch {
         return stagingBase;
     }
 
+    /** @return the bytes of staging memory this thread keeps (for tests) */
+    int stagingCapacity() {
+        return staging == null ? 0 : staging.capacity();
+    }
+
     private static long address(ByteBuffer b) {
         return Buffers.address(b); // not through JNA: the Java engine stages here too (update) when JNA cannot load
     }

@@ -703,7 +703,8 @@ public final class ErasureCodec implements AutoCloseable {
             Checks.newDataLength(newData.length, len);
             CallScratch c = CallScratch.get();
             DirectScratch d = DirectScratch.get();
-            d.staging(UPDATE_CHUNK); // engines' address dots use only its pointer slots, never the staging area
+            // per-thread memory that is kept: no bigger than the row (engines' address dots use only the pointer slots)
+            d.staging((int) Math.min(UPDATE_CHUNK, len));
             long staged = d.stagingAddress();
             // a reference for the whole call: a release of the caller's handle from now on cannot unmap it under C
             try (SharedArray held = stripe.retain()) {
