@@ -1,6 +1,7 @@
 package dev.sharray.codec;
 
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
@@ -25,6 +26,13 @@ import java.nio.ByteBuffer;
 final class BufferSessions {
     /** How this JDK holds a buffer's memory; null when it cannot. */
     private static final Holder HOLDER = findHolder();
+    /**
+     * Without {@link #HOLDER} (no exports) on JDK 22+: the public API's check that a buffer's arena is alive and
+     * accessible here. It holds nothing, so a close racing with the call is not prevented, but a buffer whose arena
+     * was closed before the call is refused instead of reaching C: before, encoding one (JDK 25 without the
+     * project's JVM flags, a 1 MiB shard of a closed shared arena) ended the JVM with SIGSEGV.
+     */
+    private static final PublicScopes CHECKER = HOLDER == null ? PublicScopes.find() : null;
 
     /** What the call holds, first to last: what {@link Holder#acquire} answered, to give to its release. */
     private final Object[] held = new Object[ErasureCodec.MAX_SHARDS + 1];
@@ -65,12 +73,12 @@ final class BufferSessions {
 
     /** @param name what the buffer is, or null for shard {@code index} (the message is built only on failure) */
     private void acquire(ByteBuffer buffer, int index, String name) {
-        if (HOLDER == null) {
+        if (HOLDER == null && CHECKER == null) {
             return;
         }
         final Object token;
         try {
-            token = HOLDER.acquire(buffer);
+            token = HOLDER != null ? HOLDER.acquire(buffer) : CHECKER.check(buffer);
         } catch (Throwable t) {
             releaseAll();
             throw new IllegalStateException((name != null ? name : "shard " + index) + " cannot be used: the arena"
@@ -135,6 +143,59 @@ final class BufferSessions {
         @Override
         public void release(Object token) throws Throwable {
             RELEASE.invokeExact((ByteBuffer) token);
+        }
+    }
+
+    /**
+     * JDK 22+ through the public API only: {@code MemorySegment.ofBuffer(buffer)}, its {@code scope().isAlive()} and
+     * {@code isAccessibleBy(Thread)}. A check, not a hold (see {@link #CHECKER}).
+     */
+    private static final class PublicScopes {
+        private static final MethodHandle OF_BUFFER;
+        private static final MethodHandle IS_ALIVE; // (segment) -> segment.scope().isAlive()
+        private static final MethodHandle ACCESSIBLE;
+
+        static {
+            MethodHandle ofBuffer = null;
+            MethodHandle isAlive = null;
+            MethodHandle accessible = null;
+            if (Runtime.version().feature() >= 22) { // final API; 21's was a preview
+                try {
+                    final Class<?> segment = Class.forName("java.lang.foreign.MemorySegment");
+                    final Class<?> scope = Class.forName("java.lang.foreign.MemorySegment$Scope");
+                    final MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+                    ofBuffer = lookup.findStatic(segment, "ofBuffer", MethodType.methodType(segment, Buffer.class))
+                        .asType(MethodType.methodType(Object.class, ByteBuffer.class));
+                    isAlive = MethodHandles.filterReturnValue(
+                        lookup.findVirtual(segment, "scope", MethodType.methodType(scope)),
+                        lookup.findVirtual(scope, "isAlive", MethodType.methodType(boolean.class)))
+                        .asType(MethodType.methodType(boolean.class, Object.class));
+                    accessible = lookup.findVirtual(segment, "isAccessibleBy",
+                        MethodType.methodType(boolean.class, Thread.class))
+                        .asType(MethodType.methodType(boolean.class, Object.class, Thread.class));
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    ofBuffer = null;
+                }
+            }
+            OF_BUFFER = ofBuffer;
+            IS_ALIVE = isAlive;
+            ACCESSIBLE = accessible;
+        }
+
+        static PublicScopes find() {
+            return OF_BUFFER != null ? new PublicScopes() : null;
+        }
+
+        /** @return null (nothing to release); throws when the buffer's arena is closed or confined to another thread */
+        Object check(ByteBuffer buffer) throws Throwable {
+            final Object segment = (Object) OF_BUFFER.invokeExact(buffer);
+            if (!(boolean) IS_ALIVE.invokeExact(segment)) {
+                throw new IllegalStateException("Already closed");
+            }
+            if (!(boolean) ACCESSIBLE.invokeExact(segment, Thread.currentThread())) {
+                throw new IllegalStateException("Attempted access outside owning thread");
+            }
+            return null;
         }
     }
 

@@ -1,0 +1,68 @@
+package dev.sharray.codec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Without the project's JVM flags the codec cannot hold a memory segment's arena open (that needs
+ * {@code jdk.internal.access}), but on JDK 22+ it still refuses a buffer whose arena is already closed, through
+ * the public API. Before, a JVM without the flags (an application that just puts the jar on its classpath) that
+ * encoded a 1 MiB shard of a closed shared arena ended with SIGSEGV in the kernels.
+ */
+class ArenaWithoutExportsTest {
+    private static final int LEN = 1 << 20; // past malloc's mmap threshold: freed, it is unmapped
+
+    /** Child side, started without the project's flags: encodes, and checksums, buffers of a closed arena. */
+    public static void main(String[] args) throws Exception {
+        final Class<?> arenaType = Class.forName("java.lang.foreign.Arena");
+        final Class<?> segmentType = Class.forName("java.lang.foreign.MemorySegment");
+        final Object arena = arenaType.getMethod("ofShared").invoke(null);
+        final ByteBuffer[] shards = new ByteBuffer[3];
+        for (int i = 0; i < shards.length; i++) {
+            final Object segment = arenaType.getMethod("allocate", long.class).invoke(arena, (long) LEN);
+            shards[i] = (ByteBuffer) segmentType.getMethod("asByteBuffer").invoke(segment);
+        }
+        final ErasureCodec codec = ErasureCodec.builder(2, 1).backend(Backend.valueOf(args[0])).build();
+        codec.encode(shards);
+        System.out.println("held " + BufferSessions.available());
+        arenaType.getMethod("close").invoke(arena);
+        try {
+            codec.encode(shards);
+            System.out.println("encode ran");
+        } catch (IllegalStateException e) {
+            System.out.println("encode " + e.getMessage());
+        }
+        try {
+            Crc32c.update(0, shards[2]);
+            System.out.println("crc ran");
+        } catch (IllegalStateException e) {
+            System.out.println("crc " + e.getMessage());
+        }
+    }
+
+    @Test
+    void aBufferOfAClosedArenaIsRefusedAlsoWithoutTheExports() throws Exception {
+        assumeTrue(Runtime.version().feature() >= 22, "java.lang.foreign is final from JDK 22; this JVM is "
+            + Runtime.version());
+        for (Backend backend : List.of(Backend.NATIVE, Backend.ISAL)) {
+            // no project flags: no exports, no Vector API; the child's own java, this classpath
+            final Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=/dev/null", "-cp", System.getProperty("java.class.path"),
+                ArenaWithoutExportsTest.class.getName(), backend.name()).redirectErrorStream(true).start();
+            final String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, child.waitFor(), backend + ": " + out);
+            final List<String> lines = out.lines().filter(l -> !l.isBlank() && !l.startsWith("WARNING")).toList();
+            assertEquals(List.of("held false",
+                "encode shard 0 cannot be used: the arena of its memory segment is closed or confined to another thread"
+                    + " (Already closed)",
+                "crc the buffer cannot be used: the arena of its memory segment is closed or confined to another thread"
+                    + " (Already closed)"), lines, backend.name());
+        }
+    }
+}
