@@ -39,7 +39,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Off when the classpath holds a directory (CDS archives jars only: test runs from
  * {@code target/classes}), when there is no cache folder (no absolute home: Java's {@code user.home} is
- * {@code ?} for a uid without a passwd entry), when the user passes CDS options, or with
+ * {@code ?} for a uid without a passwd entry), when the user passes CDS options or options a JVM cannot dump an
+ * archive with (agents, {@code --patch-module}, ...: see {@code REFUSED_BY_ARCHIVING}), or with
  * {@code -Dsharray.pool.cds=false}.
  */
 final class ClassDataArchive {
@@ -82,6 +83,10 @@ final class ClassDataArchive {
                 return null;
             }
         }
+        if (refusedByArchiving(jvmOptions) || refusedByArchiving(environmentOptions("JAVA_TOOL_OPTIONS"))
+            || refusedByArchiving(environmentOptions("JDK_JAVA_OPTIONS"))) {
+            return null;
+        }
         try {
             final Fnv64 key = new Fnv64();
             key.add(System.getProperty("java.home") + '\n' + System.getProperty("java.vm.version") + '\n');
@@ -107,6 +112,37 @@ final class ClassDataArchive {
         } catch (IOException | RuntimeException e) {
             return null;
         }
+    }
+
+    /**
+     * Options with which a JVM cannot dump a class-data archive. JDK 17 refuses them when the trainer starts
+     * ({@code -XX:ArchiveClassesAtExit}): "Must enable AllowArchivingWithJavaAgent", "CDS dumping does not support
+     * native JVMTI agent", "Cannot use the following option when dumping the shared archive: --patch-module", and
+     * for a directory appended to the boot class path "Cannot have non-empty directory in paths" at exit. The first
+     * worker then never started, and the pool failed to build, every time (a JaCoCo or debugger agent in the
+     * workers' options was enough). JDK 25's static dump fails on them too, quietly. Such workers run without an
+     * archive.
+     */
+    private static final String[] REFUSED_BY_ARCHIVING = {
+        "-javaagent:", "-agentlib:", "-agentpath:", "-Xrun", "-Xbootclasspath/a", "--patch-module",
+        "--limit-modules", "--upgrade-module-path",
+    };
+
+    private static boolean refusedByArchiving(List<String> options) {
+        for (String o : options) {
+            for (String refused : REFUSED_BY_ARCHIVING) {
+                if (o.startsWith(refused)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** @return the options in an environment variable the {@code java} launcher reads (workers inherit ours) */
+    private static List<String> environmentOptions(String variable) {
+        final String value = System.getenv(variable);
+        return value == null || value.isBlank() ? List.of() : List.of(value.trim().split("\\s+"));
     }
 
     /**

@@ -53,6 +53,58 @@ class ClassDataArchiveTest {
         }
     }
 
+    /** JDK 17 refuses to dump an archive with these (the trainer never started); JDK 25's dump fails on them too. */
+    @Test
+    void offForOptionsAJvmCannotArchiveWith(@TempDir Path dir) throws Exception {
+        final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
+        for (String option : List.of("-javaagent:/x/jacocoagent.jar=destfile=a.exec",
+            "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n", "-agentpath:/x/libprof.so",
+            "-Xbootclasspath/a:/x", "--patch-module=java.base=/x", "--limit-modules=java.base", "--upgrade-module-path=/x")) {
+            assertNull(ClassDataArchive.forWorkers("java", jar.toString(), List.of(), List.of("-Xmx1g", option)), option);
+        }
+    }
+
+    /**
+     * A pool whose workers run with a Java agent (coverage, monitoring): on JDK 17 its first worker, the archive's
+     * trainer, failed with "Must enable AllowArchivingWithJavaAgent in order to run Java agent during CDS dumping",
+     * so the pool never started.
+     */
+    @Test
+    void aPoolWithAJavaAgentInItsWorkersStarts(@TempDir Path dir) throws Exception {
+        final Path classes = Path.of(NoOpAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        final Path agent = dir.resolve("agent.jar");
+        final java.util.jar.Manifest manifest = new java.util.jar.Manifest();
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().putValue("Premain-Class", NoOpAgent.class.getName());
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(agent), manifest)) {
+            final String entry = NoOpAgent.class.getName().replace('.', '/') + ".class";
+            out.putNextEntry(new JarEntry(entry));
+            Files.copy(classes.resolve(entry), out);
+            out.closeEntry();
+        }
+        final List<String> cmd = JvmFlags.javaCommand(jarsOnly(dir), List.of("-Dsharray.pool.cds.dir=" + dir.resolve("cds")),
+            AgentPoolChild.class.getName(), "-javaagent:" + agent);
+        final Process parent = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(parent.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, parent.exitValue(), out);
+        assertTrue(out.contains("RESULT [42]"), out);
+    }
+
+    /** @return this JVM's classpath with its class directories packed into jars (CDS archives jars only) */
+    private static String jarsOnly(Path dir) throws Exception {
+        final StringBuilder jars = new StringBuilder();
+        int n = 0;
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            Path p = Path.of(entry);
+            if (Files.isDirectory(p)) {
+                p = jar(p, dir.resolve("cp" + n++ + ".jar"));
+            }
+            jars.append(jars.length() == 0 ? "" : File.pathSeparator).append(p);
+        }
+        return jars.toString();
+    }
+
     @Test
     void archiveNameFollowsClasspathAndOptions(@TempDir Path dir) throws Exception {
         System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
@@ -80,17 +132,8 @@ class ClassDataArchiveTest {
 
     @Test
     void aSecondPoolsWorkerMapsTheArchiveTheFirstPoolTrained(@TempDir Path dir) throws Exception {
-        final StringBuilder jars = new StringBuilder(); // CDS archives jars only: pack the class directories
-        int n = 0;
-        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            Path p = Path.of(entry);
-            if (Files.isDirectory(p)) {
-                p = jar(p, dir.resolve("cp" + n++ + ".jar"));
-            }
-            jars.append(jars.length() == 0 ? "" : File.pathSeparator).append(p);
-        }
         final Path cache = dir.resolve("cds");
-        final List<String> cmd = JvmFlags.javaCommand(jars.toString(), List.of("-Dsharray.pool.cds.dir=" + cache),
+        final List<String> cmd = JvmFlags.javaCommand(jarsOnly(dir), List.of("-Dsharray.pool.cds.dir=" + cache),
             CdsTrainee.class.getName());
         final Process parent = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
