@@ -54,6 +54,12 @@ final class ClassDataArchive {
      * configuration again for this long: each attempt costs a worker's class list and a second of dumping.
      */
     static final long FAILED_RETRY_MILLIS = 24 * 3_600_000L;
+    /**
+     * The exit code of a JDK 17 JVM whose archive dump failed: at exit ("An error has occurred while processing the
+     * shared archive file. Unable to write to shared archive file."), or at start for an option it cannot archive
+     * with. A worker exits 0 when stopped, or by a signal's code when killed or crashed.
+     */
+    private static final int DUMP_FAILED_EXIT = 1;
     private final Path archive;
     private final String javaCommand;
     private final List<String> workerArgs;
@@ -359,8 +365,11 @@ final class ClassDataArchive {
             if (exitCode == 0 && Files.isRegularFile(tmp) && Files.size(tmp) > 0) {
                 Files.move(tmp, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 prune(archive.getParent());
-            } else if (exitCode == 0) {
-                markFailed(); // a normal exit wrote no archive: this JVM cannot make one for these options
+            } else if (exitCode == 0 || exitCode == DUMP_FAILED_EXIT) {
+                // a normal exit wrote no archive: this JVM cannot make one for these options. Or the JVM's own exit
+                // when its dump failed (a full file system: "Unable to write to shared archive file") or was refused
+                // at start: it printed why into the user's stderr, which every later pool repeated
+                markFailed();
             }
         } catch (IOException | RuntimeException ignored) {
             // no archive this time: the next pool tries again

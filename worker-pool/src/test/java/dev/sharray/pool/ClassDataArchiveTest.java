@@ -200,6 +200,40 @@ class ClassDataArchiveTest {
     }
 
     /**
+     * A trainer whose JVM could not write what it trains (here its output path is a folder; in use a full file
+     * system): JDK 17 prints "Unable to create shared archive file ... Error occurred during initialization of VM"
+     * into the user's stderr and exits 1. No marker was left for that, so every later pool trained again and
+     * printed it again. Runs a real JVM with the trainer's options and passes on its exit code.
+     */
+    @Test
+    void aTrainerWhoseJvmCouldNotWriteIsNotRepeatedForADay(@TempDir Path dir) throws Exception {
+        System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
+        try {
+            final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
+            final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            final ClassDataArchive cds = ClassDataArchive.forWorkers(java, jar.toString(), List.of(), List.of());
+            final List<String> trainer = cds.optionsFor(1);
+            assertFalse(trainer.isEmpty(), "the first launch trains");
+            final Path output = Path.of(trainer.get(0).substring(trainer.get(0).indexOf('=') + 1));
+            Files.createDirectories(output.resolve("blocked"));
+            final List<String> cmd = new java.util.ArrayList<>(List.of(java));
+            cmd.addAll(trainer);
+            cmd.add("-version");
+            final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+            cds.workerExited(1, p.exitValue());
+            for (int i = 0; i < 200 && !Files.exists(cds.failedMarker()); i++) {
+                Thread.sleep(50); // JDK 25: the background dump finds no class list
+            }
+            assertTrue(Files.exists(cds.failedMarker()), "no failure marker after exit code " + p.exitValue());
+            assertTrue(ClassDataArchive.forWorkers(java, jar.toString(), List.of(), List.of()).optionsFor(1).isEmpty(),
+                "trained again");
+        } finally {
+            System.clearProperty("sharray.pool.cds.dir");
+        }
+    }
+
+    /**
      * A worker maps an archive's classes unverified: one in a folder another user can change (a shared cache
      * named by XDG_CACHE_HOME or sharray.pool.cds.dir) is neither used nor trained into. Runs as any user.
      */
