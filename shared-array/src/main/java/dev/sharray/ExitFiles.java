@@ -37,6 +37,25 @@ final class ExitFiles {
         }
     }
 
+    /**
+     * Runs {@code creation} and registers {@code file} under this class's lock, which {@link #deleteAll} takes too: an
+     * exit deletes the file or refuses the creation, and cannot run between creating and registering.
+     *
+     * @throws IllegalStateException when the exit has already deleted the registered files ({@code creation} did not run)
+     */
+    static <T> T create(Path file, SharedArrays.FileCreation<T> creation) throws IOException {
+        Segments.installExitHook(); // outside this class's lock: the hook's thread takes it the other way round
+        synchronized (ExitFiles.class) {
+            if (deleted) {
+                throw new IllegalStateException("cannot create " + file + ": this JVM is exiting, and sharray's"
+                    + " shutdown hook has already deleted this process's files");
+            }
+            final T result = creation.create();
+            FILES.add(file);
+            return result;
+        }
+    }
+
     /** @param file a file deleted (or handed over) otherwise: the exit leaves it alone */
     static synchronized void remove(Path file) {
         FILES.remove(file);

@@ -159,6 +159,39 @@ public final class SharedArrays {
     }
 
     /**
+     * Creates {@code file} with {@code creation} and has a normal exit of this JVM delete it, as
+     * {@link #deleteAtExit}, with no moment between the two at which an exit could leave it: the exit's deletion
+     * waits for a creation under way, and a creation after it is refused before it runs. Created first and
+     * registered after, a file made by a thread that ran on while the JVM exited (a pool's result thread binding
+     * its doorbell socket) outlived the JVM when it halted between the two steps.
+     *
+     * @param file     the file {@code creation} makes, in a {@link #processFolder()}
+     * @param creation makes the file; keep it short, as an exit waits for it
+     * @param <T>      what {@code creation} returns
+     * @return what {@code creation} returned
+     * @throws IOException when {@code creation} throws it (nothing is registered then)
+     * @throws IllegalStateException when the JVM is exiting and the hook has already deleted such files: nothing
+     *     was created
+     */
+    public static <T> T createDeletedAtExit(Path file, FileCreation<T> creation) throws IOException {
+        return ExitFiles.create(file, creation);
+    }
+
+    /**
+     * Makes a file, for {@link #createDeletedAtExit}.
+     *
+     * @param <T> what it returns
+     */
+    @FunctionalInterface
+    public interface FileCreation<T> {
+        /**
+         * @return anything the caller needs
+         * @throws IOException when the file cannot be made
+         */
+        T create() throws IOException;
+    }
+
+    /**
      * Undoes {@link #deleteAtExit} for a file deleted otherwise.
      *
      * @param file the file

@@ -40,6 +40,15 @@ final class ResultDoorbell implements AutoCloseable {
         this.selector = selector;
     }
 
+    /** Test hook (null in use): runs in {@link #open} right after the socket file is bound. */
+    static volatile Runnable afterBind;
+
+    private static void runHook(Runnable hook) {
+        if (hook != null) {
+            hook.run();
+        }
+    }
+
     /**
      * Binds the doorbell at {@code path}.
      *
@@ -52,9 +61,14 @@ final class ResultDoorbell implements AutoCloseable {
         Selector selector = null;
         boolean bound = false;
         try {
-            server.bind(UnixDomainSocketAddress.of(path));
+            // a JVM that exits with the pool open must not leave the socket file: bound and registered as one step, as
+            // this runs on the binder thread, which goes on while the JVM exits (and halts)
+            SharedArrays.createDeletedAtExit(path, () -> {
+                server.bind(UnixDomainSocketAddress.of(path));
+                runHook(afterBind);
+                return null;
+            });
             bound = true;
-            SharedArrays.deleteAtExit(path); // a JVM that exits with the pool open must not leave the socket file
             server.configureBlocking(false);
             selector = Selector.open();
             server.register(selector, SelectionKey.OP_ACCEPT);

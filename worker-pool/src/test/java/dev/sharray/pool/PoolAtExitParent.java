@@ -11,7 +11,8 @@ import java.util.stream.Stream;
  * folder, then: with {@code "starting <pause file>"} starts a pool of 2 whose workers pause before their
  * {@code main} ({@code -XX:+PauseAtStartup} until that file is deleted), so their ring and argument files stay, as
  * while a pool starts; with {@code "open"} starts a pool of 2, runs a long task, and prints {@code "ready"} once the
- * pool's doorbell socket is bound.
+ * pool's doorbell socket is bound; with {@code "binding"} as {@code "open"}, but its doorbell's binder pauses for a
+ * second right after binding, having printed {@code "bound"}.
  */
 public final class PoolAtExitParent {
     private PoolAtExitParent() {
@@ -26,6 +27,19 @@ public final class PoolAtExitParent {
                 .jvmOptions("-XX:+UnlockDiagnosticVMOptions", "-XX:+PauseAtStartup", "-XX:PauseAtStartupFile=" + args[1])
                 .build(); // waits for HELLOs that never come
         } else {
+            if (args[0].equals("binding")) {
+                // holds the binder between binding the doorbell and what follows, as a slow thread would be while a
+                // SIGTERM ends the JVM; the test sends it once this prints "bound"
+                ResultDoorbell.afterBind = () -> {
+                    System.out.println("bound");
+                    System.out.flush();
+                    try {
+                        Thread.sleep(1_000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                };
+            }
             final ProcessPool pool = ProcessPool.create(2);
             pool.submit((Integer x) -> {
                 Thread.sleep(600_000);
