@@ -15,6 +15,20 @@ public final class CreateAtExit {
         final boolean stuck = args[0].equals("stuck");
         System.out.println("folder " + SharedArrays.processFolder());
         System.out.flush();
+        // The refused create's message is printed by this thread after its rollback ended the create, which is what the
+        // exit hook waits for; the JVM halts once the hooks end. Without this hook's wait the message was lost when the
+        // exit hook finished first (a loaded machine: the test failed with no "refused" line). It waits for the message
+        // only, not for anything sharray's hook does.
+        final java.util.concurrent.CountDownLatch said = new java.util.concurrent.CountDownLatch(1);
+        if (!stuck) {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    said.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "create-at-exit-said"));
+        }
         Segments.beforeRegister = () -> {
             Segments.beforeRegister = null;
             new Thread(() -> System.exit(0), "exiter").start();
@@ -29,6 +43,7 @@ public final class CreateAtExit {
             System.out.println("refused " + e.getMessage());
         }
         System.out.flush();
+        said.countDown();
         Thread.sleep(60_000); // the exit halts this JVM
     }
 }
