@@ -9,7 +9,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -33,7 +35,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * </ul>
  * Either way the archive is written under a private temporary name and renamed into place atomically, so
  * concurrent pools never see a partial archive. When a trainer that exited normally leaves no archive, or
- * the dump fails, a {@code .failed} marker stops further attempts for this configuration for a day.
+ * the dump fails, a {@code .failed} marker stops further attempts for this configuration for a day. A worker that
+ * dies at start with the archive mapped drops it the same way, and the pool relaunches it without (a damaged
+ * archive crashes every JVM that maps it: see {@link #dropAfterFailedStart}).
  *
  * <p>Used and trained only in a folder no other user can change (see {@link #isSafeFolder}).
  *
@@ -65,6 +69,8 @@ final class ClassDataArchive {
     private final List<String> workerArgs;
     private Path trainingFile;
     private int trainer = -1;
+    /** The workers launched with the archive mapped that have not said hello yet. */
+    private final Set<Integer> mappersStarting = new HashSet<>();
 
     private ClassDataArchive(Path archive, String javaCommand, List<String> workerArgs) {
         this.archive = archive;
@@ -255,6 +261,7 @@ final class ClassDataArchive {
             }
             opts.add("-XX:SharedArchiveFile=" + archive);
             opts.add("-Xshare:auto");
+            mappersStarting.add(workerId);
         } else if (trainer < 0 && !trainingUnderWay() && !failedRecently()) {
             try {
                 Files.createDirectories(archive.getParent(),
@@ -313,6 +320,30 @@ final class ClassDataArchive {
         } catch (IOException | RuntimeException e) {
             return 0; // no cache folder yet
         }
+    }
+
+    /** A worker said hello: whatever ends it later, the archive it mapped was sound. */
+    synchronized void workerStarted(int workerId) {
+        mappersStarting.remove(workerId);
+    }
+
+    /**
+     * A worker died before it said hello. If it had mapped the archive, the archive is deleted and marked failed
+     * (no pool trains it again for a day, in case the JVM rather than the file is at fault): a damaged archive (a
+     * disk error, a file changed by hand) crashes every JVM that maps it, which {@code -Xshare:auto} does not catch
+     * (JDK 17: SIGBUS on a truncated one, "Error occurred during initialization of boot layer" on overwritten bytes;
+     * JDK 25: SIGSEGV), so no pool of this configuration could start until someone deleted it.
+     *
+     * @param workerId the worker's number
+     * @return whether the worker had mapped the archive, which is now gone: a relaunch runs without it
+     */
+    synchronized boolean dropAfterFailedStart(int workerId) {
+        if (!mappersStarting.remove(workerId)) {
+            return false;
+        }
+        deleteQuietly(archive);
+        markFailed();
+        return true;
     }
 
     /** @return the marker of a failed training of this archive */

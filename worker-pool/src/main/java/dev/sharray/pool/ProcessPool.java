@@ -205,8 +205,7 @@ public final class ProcessPool implements AutoCloseable {
             }
             for (Worker w : launched) {
                 awaited++;
-                starter.awaitHello(w);
-                started.add(w);
+                started.add(starter.awaitHello(w, resultSinks));
             }
         } catch (RuntimeException | Error e) {
             for (int i = awaited; i < launched.size(); i++) {
@@ -1294,8 +1293,7 @@ public final class ProcessPool implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             Worker w = null;
             try {
-                w = starter.launch(resultSinks);
-                starter.awaitHello(w);
+                w = starter.awaitHello(starter.launch(resultSinks), resultSinks);
             } catch (RuntimeException e) {
                 if (state.get() == CLOSED) {
                     return; // stop() settles every queued task (CancellationException) and every worker

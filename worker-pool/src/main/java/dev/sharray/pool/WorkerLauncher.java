@@ -152,6 +152,23 @@ final class WorkerLauncher {
         }
     }
 
+    /** A worker said hello: the class-data archive it may have mapped is sound. */
+    void workerStarted(int workerId) {
+        if (cds != null) {
+            cds.workerStarted(workerId);
+        }
+    }
+
+    /**
+     * A worker died before it said hello: a class-data archive it mapped may be damaged, and is dropped.
+     *
+     * @param workerId its number
+     * @return the dropped archive, or {@code null} when the worker mapped none (a relaunch would fail the same way)
+     */
+    Path dropArchiveAfterFailedStart(int workerId) {
+        return cds != null && cds.dropAfterFailedStart(workerId) ? cds.archive() : null;
+    }
+
     /** Deletes a worker's argument file (the JVM reads it only at start). */
     void deleteArgFile(int workerId) {
         try {

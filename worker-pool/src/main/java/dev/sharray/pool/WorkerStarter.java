@@ -83,12 +83,34 @@ final class WorkerStarter {
 
     /**
      * Waits for the worker's HELLO, then removes its ring and argument files (both sides have them open: they
-     * must not outlive a crash).
+     * must not outlive a crash). A worker that died at start with the workers' class-data archive mapped is
+     * relaunched once without it (the archive is dropped: a damaged one crashes every JVM that maps it).
      *
+     * @param w       the launched worker
+     * @param results as for {@link #launch}, for a relaunch
+     * @return the worker that said hello: {@code w}, or its relaunch
      * @throws IllegalStateException when the worker dies, takes over a minute, or the pool closes first; the
      *         worker is then killed and its files and mappings removed
      */
-    void awaitHello(Worker w) {
+    Worker awaitHello(Worker w, Function<Worker, Frames.Sink> results) {
+        try {
+            awaitHelloOnce(w);
+            return w;
+        } catch (WorkerDiedAtStart e) {
+            final Path archive = launcher.dropArchiveAfterFailedStart(w.id);
+            if (archive == null) {
+                throw e;
+            }
+            final Worker relaunched = launch(results);
+            err.println("[" + poolName + "] worker " + w.id + " died at start with the class-data archive " + archive
+                + " mapped (" + e.getMessage() + "); the archive is deleted, and worker " + relaunched.id
+                + " starts without it");
+            awaitHelloOnce(relaunched);
+            return relaunched;
+        }
+    }
+
+    private void awaitHelloOnce(Worker w) {
         final long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
         final boolean[] hello = new boolean[1];
         final Frames.Sink sink = (buffer, offset, length) -> {
@@ -103,16 +125,28 @@ final class WorkerStarter {
                 throw new IllegalStateException("the pool closed while worker " + w.id + " was starting");
             }
             if (!w.process.isAlive() || System.nanoTime() - deadline > 0 || poolKilled.getAsBoolean()) {
+                final boolean died = !w.process.isAlive();
                 final String exit = w.process.isAlive() ? "none: timed out" : String.valueOf(w.process.exitValue());
                 abandon(w); // also waits for the last lines of its output
                 // the JVM says some start-up failures ("Too small maximum heap") on stdout, not stderr
-                throw new IllegalStateException("worker " + w.id + " failed to start (exit code " + exit
-                    + "); last stderr lines: " + w.stderr.tail() + "; last stdout lines: " + w.stdout.tail());
+                final String message = "worker " + w.id + " failed to start (exit code " + exit
+                    + "); last stderr lines: " + w.stderr.tail() + "; last stdout lines: " + w.stdout.tail();
+                throw died && !poolKilled.getAsBoolean() ? new WorkerDiedAtStart(message) : new IllegalStateException(message);
             }
             idler.idle(w.reader.poll(sink, 1));
         }
+        launcher.workerStarted(w.id);
         w.rings.unlink();
         launcher.deleteArgFile(w.id);
+    }
+
+    /** A worker process ended before its HELLO (not killed by the pool). */
+    private static final class WorkerDiedAtStart extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        WorkerDiedAtStart(String message) {
+            super(message);
+        }
     }
 
     /** Kills a worker that never joined the pool and removes its files and mappings. */

@@ -150,6 +150,35 @@ class ClassDataArchiveTest {
         assertTrue(out.contains("LEFTOVER 0"), "temporary training files were left: " + out);
     }
 
+    @Test
+    void aDamagedArchiveIsDroppedAndThePoolStartsWithoutIt(@TempDir Path dir) throws Exception {
+        final Path cache = dir.resolve("cds");
+        final String classpath = jarsOnly(dir); // once: the archive's name follows the jars' times
+        final Process trainee = new ProcessBuilder(JvmFlags.javaCommand(classpath,
+            List.of("-Dsharray.pool.cds.dir=" + cache), CdsTrainee.class.getName())).redirectErrorStream(true).start();
+        final String trained = new String(trainee.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(trainee.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, trainee.exitValue(), trained);
+        final Path archive = Path.of(trained.lines().filter(l -> l.startsWith("ARCHIVE ")).findFirst().orElseThrow().substring(8));
+        // 64 KiB in its middle overwritten, as by a disk error: every JVM that mapped it crashed at start
+        final byte[] garbage = new byte[64 << 10];
+        new java.util.Random(7).nextBytes(garbage);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(archive, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap(garbage), ch.size() / 2);
+        }
+        final Process parent = new ProcessBuilder(JvmFlags.javaCommand(classpath,
+            List.of("-Dsharray.pool.cds.dir=" + cache), AgentPoolChild.class.getName()))
+            .directory(dir.toFile()) // the crashed worker's hs_err file goes into its working folder
+            .redirectErrorStream(true).start();
+        final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(parent.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, parent.exitValue(), out);
+        assertTrue(out.contains("RESULT [42]"), out);
+        assertTrue(out.contains("died at start with the class-data archive " + archive), out);
+        assertFalse(Files.exists(archive), "the damaged archive is still there: " + out);
+        assertTrue(Files.exists(archive.resolveSibling(archive.getFileName() + ".failed")), out);
+    }
+
     private static Path jar(Path classes, Path jar) throws Exception {
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
              Stream<Path> files = Files.walk(classes)) {
