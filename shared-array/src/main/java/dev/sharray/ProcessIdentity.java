@@ -18,6 +18,12 @@ final class ProcessIdentity {
     private static final boolean PROC = Files.isReadable(Path.of("/proc/self/stat"));
     static final long PID = ProcessHandle.current().pid();
     static final long START = startOf(PID);
+    /**
+     * The inode of this process's pid namespace ({@code /proc/self/ns/pid}), or 0 when it cannot be read. A pid and
+     * a start time name a process within one pid namespace only: two containers that share a root (a Kubernetes
+     * pod's {@code /dev/shm}, {@code docker --ipc=host}) each see the other's pids as gone or as other processes.
+     */
+    static final long PID_NAMESPACE = pidNamespace();
     /** How long a verified (pid, start) pair is trusted while /proc/pid exists: reading stat costs ~10 us. */
     private static final long TRUST_NANOS = 1_000_000_000L;
     private static final java.util.concurrent.ConcurrentHashMap<Long, long[]> VERIFIED = new java.util.concurrent.ConcurrentHashMap<>();
@@ -27,6 +33,19 @@ final class ProcessIdentity {
     private static volatile long lastSweep = System.nanoTime() - TRUST_NANOS;
 
     private ProcessIdentity() {
+    }
+
+    /** @return the inode of this process's pid namespace, from the link {@code /proc/self/ns/pid} ("pid:[N]"), or 0 */
+    private static long pidNamespace() {
+        try {
+            final String link = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString();
+            if (link.startsWith("pid:[") && link.endsWith("]")) {
+                return Long.parseLong(link, 5, link.length() - 1, 10);
+            }
+        } catch (IOException | RuntimeException e) {
+            // no /proc, or no access to it: pid namespaces cannot be told apart, as before
+        }
+        return 0;
     }
 
     /** @return the start time of {@code pid}, or 0 if it is not running, a zombie, or unreadable */

@@ -74,9 +74,12 @@ final class Reaper {
         final Pass pass = new Pass(false);
         TempFolders.forEachUserFolderEntry(folder -> {
             final long[] owner = TempFolders.parseOwner(folder.getFileName().toString());
-            if (owner != null && owner[0] == pid) {
+            if (owner == null || TempFolders.inOtherPidNamespace(folder.getFileName().toString())) {
+                return; // another container's: pid names another process there
+            }
+            if (owner[0] == pid) {
                 reapFolder(folder, pass);
-            } else if (owner != null && Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
+            } else if (Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
                 reapReferencesOf(pid, folder, pass);
             }
         });
@@ -135,6 +138,9 @@ final class Reaper {
 
     private static void reapFolder(Path folder, Pass pass) {
         String name = folder.getFileName().toString();
+        if (TempFolders.inOtherPidNamespace(name)) {
+            return; // of a process (or a reaper) of another pid namespace: its pid cannot be checked here
+        }
         if (name.startsWith(DELETING_PREFIX)) {
             long[] claimer = TempFolders.parseOwner(name.substring(DELETING_PREFIX.length()));
             if (claimer != null && !ProcessIdentity.isAlive(claimer[0], claimer[1]) && !pass.dryRun) {
@@ -163,8 +169,8 @@ final class Reaper {
             pass.folders.add(folder);
             return;
         }
-        Path claimed = folder.resolveSibling(DELETING_PREFIX + "reaper-" + ProcessIdentity.PID + "-t"
-            + ProcessIdentity.START + "-" + TempFolders.randomHex());
+        Path claimed = folder.resolveSibling(DELETING_PREFIX + "reaper" + TempFolders.processTag() + "-"
+            + TempFolders.randomHex());
         try {
             Files.move(folder, claimed, StandardCopyOption.ATOMIC_MOVE);
         } catch (NoSuchFileException e) {

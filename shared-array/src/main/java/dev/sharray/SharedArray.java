@@ -197,7 +197,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      * @param descriptor the view to open
      * @return a handle on exactly that view; release it when done
      * @throws InvalidDescriptorException when the descriptor does not fit the file, or names a file neither in a
-     *     sharray folder of this user nor in an {@linkplain SharedArrays#allowFolder allowed folder}
+     *     sharray folder of this user nor in an {@linkplain SharedArrays#allowFolder allowed folder}, or an array of
+     *     a process in another pid namespace (another container sharing the folder): holders are named by pid
      * @throws IllegalStateException when the array has already been released by all its holders
      */
     public static SharedArray open(Descriptor descriptor) {
@@ -236,7 +237,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      *
      * @param file the {@code .npy} file
      * @return a handle on the whole array; release it when done
-     * @throws InvalidDescriptorException when the header is malformed or the file too short
+     * @throws InvalidDescriptorException when the header is malformed or the file too short, or it is the array of a
+     *     process in another pid namespace (another container sharing the folder): holders are named by pid
      * @throws UncheckedIOException when there is no such file, or it cannot be read
      * @throws IllegalStateException when it is a sharray array's file, and that array has been released by all its
      *     holders
@@ -286,6 +288,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             return open; // the common case in a worker: no file system calls
         }
         boolean shared = sharrayFile && Files.exists(Segments.refPathFor(real));
+        if (shared) {
+            TempFolders.requireSamePidNamespace(real);
+        }
         return shared ? Segments.openShared(real) : Segments.openExternal(real);
     }
 

@@ -217,7 +217,7 @@ final class TempFolders {
             }
             requireOwnDirectory(userDir);
             Files.setPosixFilePermissions(userDir, DIR_MODE);
-            Path folder = userDir.resolve(Lazy.HOST + "-" + ProcessIdentity.PID + "-t" + ProcessIdentity.START + "-" + randomHex());
+            Path folder = userDir.resolve(Lazy.HOST + processTag() + "-" + randomHex());
             Files.createDirectory(folder, PosixFilePermissions.asFileAttribute(DIR_MODE));
             // removed at exit when empty, also in a process that only ran a pool (its files were in it) and never
             // created or opened an array, which is what installed the hook before
@@ -298,6 +298,67 @@ final class TempFolders {
     static void createFile(Path file) throws IOException {
         Files.createFile(file, PosixFilePermissions.asFileAttribute(FILE_MODE));
         Files.setPosixFilePermissions(file, FILE_MODE);
+    }
+
+    /**
+     * @return what names this process in a folder name, {@code -n<pid namespace>-<pid>-t<start>}: the namespace part
+     *     only where it is known. A host name never holds a '-' (see {@code hostName()}), so builds that read
+     *     {@code <host>-<pid>-t<start>-<random>} read the host as {@code <host>-n<namespace>}, and a name of theirs
+     *     has no namespace, which is then judged as one of this namespace, as they do.
+     */
+    static String processTag() {
+        return (ProcessIdentity.PID_NAMESPACE != 0 ? "-n" + ProcessIdentity.PID_NAMESPACE : "") + "-"
+            + ProcessIdentity.PID + "-t" + ProcessIdentity.START;
+    }
+
+    /**
+     * @return the pid namespace an owner folder name (or a reaper's claim) records ({@link #processTag()}), or 0
+     *     when it records none or is no such name
+     */
+    static long pidNamespaceOf(String folderName) {
+        if (parseOwner(folderName) == null) {
+            return 0;
+        }
+        final int startBegin = digitsBefore(folderName, folderName.length() - RANDOM_HEX - 1);
+        final int pidBegin = digitsBefore(folderName, startBegin - 2);
+        final int nsEnd = pidBegin - 1;
+        final int nsBegin = digitsBefore(folderName, nsEnd);
+        if (nsBegin == nsEnd || nsBegin < 3 || folderName.charAt(nsBegin - 1) != 'n'
+            || folderName.charAt(nsBegin - 2) != '-') {
+            return 0;
+        }
+        try {
+            return Long.parseLong(folderName, nsBegin, nsEnd, 10);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * @return whether the folder (or claim) {@code folderName} belongs to a process of another pid namespace than
+     *     this one (another container sharing the root): its pid and start time name no process that can be checked
+     *     here, so it can be judged neither alive nor dead, and is left alone
+     */
+    static boolean inOtherPidNamespace(String folderName) {
+        final long ns = pidNamespaceOf(folderName);
+        return ns != 0 && ProcessIdentity.PID_NAMESPACE != 0 && ns != ProcessIdentity.PID_NAMESPACE;
+    }
+
+    /**
+     * Refuses to share the array file {@code realFile} with a process of another pid namespace: holders are named by
+     * pid in the reference file, and each side would take the other's for dead (or for another process) and reclaim
+     * its references, deleting the array under it.
+     *
+     * @throws InvalidDescriptorException when the file's owner folder belongs to another pid namespace
+     */
+    static void requireSamePidNamespace(Path realFile) {
+        final Path owner = realFile.getParent();
+        if (owner != null && owner.getFileName() != null && inOtherPidNamespace(owner.getFileName().toString())) {
+            throw new InvalidDescriptorException("path", realFile + " belongs to a process of another pid namespace"
+                + " (pid namespace " + pidNamespaceOf(owner.getFileName().toString()) + ", this process's is "
+                + ProcessIdentity.PID_NAMESPACE + "; another container?): sharray names the holders of an array by"
+                + " pid, and cannot share arrays across pid namespaces");
+        }
     }
 
     /**

@@ -63,6 +63,31 @@ public final class ChildJvm implements AutoCloseable {
         return new ChildJvm(pb.start());
     }
 
+    /**
+     * Like {@link #start(Class, List, String...)}, with the java command run by {@code wrapper} (its words, then the
+     * java command's), such as {@code unshare} to run the child in namespaces of its own.
+     *
+     * @param wrapper    the command that runs the java command given as its last arguments
+     * @param mainClass  a class with a main method on the test classpath
+     * @param jvmOptions extra options such as system properties
+     * @param args       program arguments
+     * @return the running child (its pid is the wrapper's)
+     */
+    static ChildJvm startWrapped(List<String> wrapper, Class<?> mainClass, List<String> jvmOptions, String... args)
+            throws IOException {
+        List<String> options = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        String tempFolder = System.getProperty("sharray.tempFolder");
+        if (tempFolder != null) {
+            options.add("-Dsharray.tempFolder=" + tempFolder);
+        }
+        options.addAll(jvmOptions);
+        List<String> cmd = new ArrayList<>(wrapper);
+        cmd.addAll(JvmFlags.javaCommand(options, mainClass.getName(), args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        return new ChildJvm(pb.start());
+    }
+
     /** @return the child's process */
     public Process process() {
         return process;

@@ -2,6 +2,7 @@ package dev.sharray;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,6 +58,22 @@ class TempFoldersTest {
             matched += expected == null ? 0 : 1;
         }
         assertTrue(matched > 10_000, "too few names of the grammar to compare: " + matched);
+    }
+
+    @Test
+    void anOwnerFolderNameRecordsThePidNamespaceWhereOlderNamesRecordNone() {
+        String real = TempFolders.ownerFolder(temp).getFileName().toString();
+        assertEquals(ProcessIdentity.PID_NAMESPACE, TempFolders.pidNamespaceOf(real), real);
+        assertFalse(TempFolders.inOtherPidNamespace(real), real);
+        for (String name : List.of("h-1-t2-abcdef12", "h-n-1-t2-abcdef12", "-n5-1-t2-abcdef12", "hn5-1-t2-abcdef12",
+                "h-n5-1-t2-abcdeg12", "h-n99999999999999999999-1-t2-abcdef12")) {
+            assertEquals(0, TempFolders.pidNamespaceOf(name), name); // none recorded: judged as this namespace's
+            assertFalse(TempFolders.inOtherPidNamespace(name), name);
+        }
+        assertEquals(5, TempFolders.pidNamespaceOf("h-n5-1-t2-abcdef12"));
+        assertArrayEquals(new long[] {1, 2}, TempFolders.parseOwner("h-n5-1-t2-abcdef12"), "older builds' reading");
+        assertTrue(ProcessIdentity.PID_NAMESPACE == 0
+            || TempFolders.inOtherPidNamespace("h-n" + (ProcessIdentity.PID_NAMESPACE + 1) + "-1-t2-abcdef12"));
     }
 
     private static long[] byRegex(String name) {
