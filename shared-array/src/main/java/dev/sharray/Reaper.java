@@ -192,7 +192,7 @@ final class Reaper {
     private static boolean reapArray(Path refPath, Pass pass) {
         final RefCountFile refs;
         try {
-            final RefCountFile copy = RefCountFile.readCopy(refPath, pass.scratch);
+            RefCountFile copy = RefCountFile.readCopy(refPath, pass.scratch);
             if (copy == null) {
                 return false; // being created or deleted right now, or not ours
             }
@@ -203,12 +203,23 @@ final class Reaper {
                 && !copy.hasReclaimableSlot()) {
                 return true; // the common case in a live owner's folder: nothing to change, no mapping
             }
+            if (pass.dryRun && copy.looksCorrupt()) {
+                // as the real pass's open does, judge the file as it is now (a read may catch a slot mid-change),
+                // and a corrupt one as that open's refusal is judged below: before, the dry run went on with the
+                // corrupt copy, and reported a held folder (an unknown state) or reclaims the real pass never made
+                copy = RefCountFile.readCopy(refPath, pass.scratch);
+                if (copy == null || !copy.isThisVersion() || copy.looksCorrupt()) {
+                    return heldThoughRefused(refPath, pass);
+                }
+            }
             refs = pass.dryRun ? copy : RefCountFile.open(refPath); // a dry run changes its private copy only
         } catch (java.io.UncheckedIOException e) {
             Log.get().debug("reaper: cannot judge {} now: {}", refPath, e.toString());
             return true;
+        } catch (InvalidDescriptorException e) {
+            return heldThoughRefused(refPath, pass);
         } catch (RuntimeException e) {
-            return false; // gone (released), being created, or not ours: open refuses a corrupt file
+            return false; // gone (released), or being created
         }
         try {
             pass.referencesReclaimed += refs.reclaimDead();
@@ -231,6 +242,23 @@ final class Reaper {
                 : Segments.deleteIfUnreferenced(refs, data), data, pass);
         } finally {
             refs.unmap();
+        }
+    }
+
+    /**
+     * For a reference file that {@link RefCountFile#open} refuses (corrupt: what no sharray process writes), which a
+     * pass never changes: whether a live process still counts references in it. Such a holder maps the file from
+     * before, and keeps using the array (its release cannot delete a file in an unknown state); judged unheld, the
+     * folder of a dead owner was deleted under it. Once no live holder counts one, the folder goes as before.
+     *
+     * @return whether a live process may hold the array, as a copy read now shows (true when it cannot be read now)
+     */
+    private static boolean heldThoughRefused(Path refPath, Pass pass) {
+        try {
+            final RefCountFile now = RefCountFile.readCopy(refPath, pass.scratch);
+            return now != null && (now.isThisVersion() ? now.hasLiveHolder() : now.mayBeHeldByAnotherBuild());
+        } catch (java.io.UncheckedIOException e) {
+            return true;
         }
     }
 

@@ -1,0 +1,63 @@
+package dev.sharray;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A reference file in a dead owner's folder that holds what no sharray process writes (here an unknown state
+ * word): {@link RefCountFile#open} refuses it, so a pass never changes it. The real pass judged such an array
+ * unheld, and deleted the folder under a live process that had mapped it before and still counted its reference
+ * there; the dry run went on with its corrupt copy and judged it held, so it reported no folder where the real
+ * pass then removed one. Both now keep the folder while a live process counts references in the file, and remove
+ * it, alike, once none does.
+ */
+@ExtendWith(PrivateRoot.class) // no other test JVM's reaper acts on the dead owner's folder first
+class CorruptReferenceFileReapTest {
+
+    @Test
+    void aCorruptReferenceFileKeepsItsFolderWhileALiveHolderCountsInItAndTheDryRunAgrees() throws Exception {
+        try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
+            holder.expect("ready ");
+            final Descriptor d;
+            try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
+                owner.expect("ready ");
+                d = ArrayAgent.create(owner, "FLOAT64 1000");
+                final String id = ArrayAgent.open(holder, d);
+                holder.send("set " + id + " 4 2");
+                assertEquals("ok", holder.readLine());
+                owner.kill9();
+            }
+            final Path data = d.path();
+            final Path folder = data.getParent();
+            RefSlots.writeState(Segments.refPathFor(data), 9); // neither LIVE, DELETING nor DELETED
+
+            final ReapReport dryHeld = mine(SharedArrays.reapDryRun(), folder);
+            final ReapReport realHeld = mine(SharedArrays.reap(), folder);
+            assertEquals(dryHeld, realHeld, "the dry run said otherwise than the real pass did");
+            assertTrue(Files.exists(data) && Files.exists(Segments.refPathFor(data)),
+                "the pass deleted the folder of an array a live process holds: " + realHeld);
+            holder.send("get 1 2");
+            assertEquals("value 4.0", holder.readLine(), "the holder's array is intact");
+
+            holder.send("release 1"); // its release cannot delete a file in an unknown state: the folder is left
+            assertEquals("ok", holder.readLine());
+            assertTrue(Files.exists(data));
+            final ReapReport dryFree = mine(SharedArrays.reapDryRun(), folder);
+            assertEquals(List.of(folder), dryFree.foldersRemoved(), dryFree.toString());
+            assertEquals(dryFree, mine(SharedArrays.reap(), folder), "the dry run said otherwise than the real pass did");
+            assertTrue(!Files.exists(folder), "no live holder is left: the folder goes");
+        }
+    }
+
+    /** @return the part of {@code report} under {@code folder} (other test JVMs' dead processes may be reaped too) */
+    private static ReapReport mine(ReapReport report, Path folder) {
+        return new ReapReport(report.foldersRemoved().stream().filter(p -> p.startsWith(folder)).toList(),
+            report.arraysDeleted().stream().filter(p -> p.startsWith(folder)).toList(), 0, 0);
+    }
+}
