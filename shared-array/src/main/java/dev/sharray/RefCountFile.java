@@ -246,6 +246,11 @@ final class RefCountFile {
         return !scratch.hasRemaining();
     }
 
+    /** @return the file's version word: {@link #VERSION} for this build's files */
+    int version() {
+        return buffer.getInt(4);
+    }
+
     /** @return whether this file is of this build's {@link #VERSION}: no other may be judged or changed here */
     boolean isThisVersion() {
         return buffer.getInt(4) == VERSION && buffer.getInt(12) == SLOTS;

@@ -66,60 +66,166 @@ public final class SharedArrays {
     }
 
     /**
-     * The live arrays in the sharray folders of this user under every known root.
+     * The live arrays in the sharray folders of this user under every known root. Array files that cannot be read
+     * as one are left out: {@link #listAll()} says which, and why.
      *
      * @return one entry per array file, with holders per pid
      */
     public static List<ArrayInfo> list() {
-        List<ArrayInfo> result = new ArrayList<>();
+        return listAll().arrays();
+    }
+
+    /**
+     * The live arrays in the sharray folders of this user under every known root, and the array files there that
+     * cannot be listed, with the reason: a data or reference file that cannot be read, is missing or damaged, the
+     * files a process killed while creating an array left, another sharray build's array, an array of a process in
+     * another pid namespace (whose pids name no process here). Reads only: nothing is changed. Arrays being created
+     * or deleted meanwhile are in neither list.
+     *
+     * @return what was found
+     */
+    public static ArrayListing listAll() {
+        final List<ArrayInfo> arrays = new ArrayList<>();
+        final List<ArrayListing.Unlisted> unlisted = new ArrayList<>();
         final ByteBuffer scratch = ByteBuffer.allocateDirect(RefCountFile.FILE_SIZE);
         TempFolders.forEachUserFolderEntry(folder -> {
-            long[] owner = TempFolders.parseOwner(folder.getFileName().toString());
-            if (owner == null) {
-                return;
+            final String name = folder.getFileName().toString();
+            final long[] owner = TempFolders.parseOwner(name);
+            if (owner == null || name.startsWith(Reaper.DELETING_PREFIX)
+                || !Files.isDirectory(folder, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                return; // not an owner's folder, or one a reaper is deleting
             }
-            boolean alive = ProcessIdentity.isAlive(owner[0], owner[1]);
-            try (DirectoryStream<Path> refs = Files.newDirectoryStream(folder, "*.ref")) {
-                for (Path ref : refs) {
-                    ArrayInfo info = describe(ref, owner[0], alive, scratch);
-                    if (info != null) {
-                        result.add(info);
+            final java.util.SortedSet<String> refs = new java.util.TreeSet<>();
+            final java.util.SortedSet<String> data = new java.util.TreeSet<>();
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
+                for (Path entry : entries) {
+                    final String file = entry.getFileName().toString();
+                    if (file.endsWith(".ref")) {
+                        refs.add(file.substring(0, file.length() - 4));
+                    } else if (file.endsWith(".npy")) {
+                        data.add(file.substring(0, file.length() - 4));
                     }
                 }
             } catch (IOException | java.nio.file.DirectoryIteratorException e) {
-                // the folder vanished while listing; skip it
+                return; // the folder vanished while listing
+            }
+            if (TempFolders.inOtherPidNamespace(name)) {
+                for (String base : data) {
+                    unlisted.add(new ArrayListing.Unlisted(folder.resolve(base + ".npy"), "its owner, pid " + owner[0]
+                        + ", runs in another pid namespace (pid namespace " + TempFolders.pidNamespaceOf(name)
+                        + ": another container?), whose pids name no process here: list it from there"));
+                }
+                return;
+            }
+            final boolean alive = ProcessIdentity.isAlive(owner[0], owner[1]);
+            final Listed listed = new Listed(arrays, unlisted, owner[0], alive);
+            for (String base : refs) {
+                describe(folder.resolve(base + ".ref"), folder.resolve(base + ".npy"), listed, scratch);
+            }
+            for (String base : data) {
+                if (!refs.contains(base) && !alive && Files.exists(folder.resolve(base + ".npy"))) {
+                    listed.unlisted(folder.resolve(base + ".npy"), "it has no reference file (its owner was killed"
+                        + " while creating it, or the file was deleted)");
+                } // else being created by its live owner (its reference file comes next), or a user's own file
             }
         });
-        return result;
+        return new ArrayListing(arrays, unlisted);
     }
 
-    /** Reads a copy of the reference file: listing changes nothing, so it maps only what the copy cannot settle. */
-    private static ArrayInfo describe(Path refPath, long ownerPid, boolean ownerAlive, ByteBuffer scratch) {
+    /** Where {@link #describe} puts what it finds in one owner's folder. */
+    private record Listed(List<ArrayInfo> arrays, List<ArrayListing.Unlisted> unlisted, long ownerPid,
+                          boolean ownerAlive) {
+        void unlisted(Path data, String reason) {
+            unlisted.add(new ArrayListing.Unlisted(data, reason + (ownerAlive ? ""
+                : " (its owner, pid " + ownerPid + ", has ended: 'sharray clean' removes it unless a live process"
+                + " holds it)")));
+        }
+    }
+
+    /**
+     * Reads a copy of the reference file: listing changes nothing, so it maps only what the copy cannot settle. An
+     * array that cannot be listed is added to the unlisted ones with the reason, unless it is being created or deleted
+     * right now.
+     */
+    private static void describe(Path refPath, Path data, Listed listed, ByteBuffer scratch) {
         RefCountFile refs;
         try {
             refs = RefCountFile.readCopy(refPath, scratch);
         } catch (java.io.UncheckedIOException e) {
-            return null; // unreadable now, as a file that vanished while listing
+            listed.unlisted(data, "its reference file cannot be read: " + e.getCause());
+            return;
         }
-        if (refs == null || !refs.isThisVersion()) {
-            return null; // gone, being created, or another build's: its layout may differ
+        if (refs == null) {
+            final long size = sizeOf(refPath);
+            // a create writes the file empty, then its first page of zeros, then its length, then the header: all
+            // of that is a create in progress while the owner lives
+            if (size >= 0 && !(listed.ownerAlive() && (size == 0 || size == RefCountFile.CREATED_BYTES
+                || size == RefCountFile.FILE_SIZE))) {
+                listed.unlisted(data, size == RefCountFile.FILE_SIZE || size == 0 || size == RefCountFile.CREATED_BYTES
+                    ? "its reference file has no valid header (" + size + " bytes): a create killed midway, or damaged"
+                    : "its reference file has " + size + " bytes, expected " + RefCountFile.FILE_SIZE
+                    + ": damaged, or not sharray's");
+            }
+            return; // else gone (released meanwhile), or being created
+        }
+        if (!refs.isThisVersion()) {
+            listed.unlisted(data, "its reference file is of another sharray build (version " + refs.version()
+                + "): that build lists it");
+            return;
         }
         try {
             if (refs.looksCorrupt()) {
                 refs = RefCountFile.open(refPath); // a slot caught mid-change, or corrupt indeed: then open refuses
             }
+        } catch (InvalidDescriptorException e) {
+            listed.unlisted(data, "its reference file is corrupt: " + e.getMessage());
+            return;
+        } catch (java.io.UncheckedIOException e) {
+            listed.unlisted(data, "its reference file cannot be read: " + e.getCause());
+            return;
+        } catch (RuntimeException e) {
+            return; // gone: released meanwhile
+        }
+        try {
             if (refs.state() != RefCountFile.LIVE) {
-                return null;
+                return; // being deleted
             }
-            String name = refPath.getFileName().toString();
-            Path data = refPath.resolveSibling(name.substring(0, name.length() - 4) + ".npy");
-            NpyHeader h = Segments.readHeader(data);
-            Map<Long, Long> holders = refs.holders();
-            return new ArrayInfo(data, h.dtype, h.shape, Files.size(data), holders, ownerPid, ownerAlive);
-        } catch (IOException | RuntimeException e) {
-            return null;
+            final Map<Long, Long> holders = refs.holders();
+            final NpyHeader h;
+            final long bytes;
+            try {
+                h = Segments.readHeader(data);
+                bytes = Files.size(data);
+            } catch (IllegalStateException | java.nio.file.NoSuchFileException e) {
+                // the data file is gone: deleted with the array meanwhile (the state is no longer LIVE), or by hand
+                final RefCountFile now = RefCountFile.readCopy(refPath, scratch);
+                if (now != null && now.state() == RefCountFile.LIVE) {
+                    listed.unlisted(data, "its data file is missing, while its reference file says it is live");
+                }
+                return;
+            } catch (InvalidDescriptorException e) {
+                listed.unlisted(data, "its data file is not a readable .npy file: " + e.getMessage());
+                return;
+            } catch (IOException | java.io.UncheckedIOException e) {
+                listed.unlisted(data, "its data file cannot be read: "
+                    + (e instanceof java.io.UncheckedIOException u ? u.getCause() : e));
+                return;
+            }
+            listed.arrays().add(new ArrayInfo(data, h.dtype, h.shape, bytes, holders, listed.ownerPid(),
+                listed.ownerAlive()));
+        } catch (java.io.UncheckedIOException e) {
+            listed.unlisted(data, "its reference file cannot be read: " + e.getCause());
         } finally {
             refs.unmap(); // nothing for a copy
+        }
+    }
+
+    /** @return the size of {@code file}, or -1 when it is gone (or cannot be told) */
+    private static long sizeOf(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return -1;
         }
     }
 

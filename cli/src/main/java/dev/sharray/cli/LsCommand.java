@@ -1,6 +1,7 @@
 package dev.sharray.cli;
 
 import dev.sharray.ArrayInfo;
+import dev.sharray.ArrayListing;
 import dev.sharray.SharedArrays;
 import java.util.Arrays;
 import java.util.List;
@@ -12,24 +13,36 @@ import picocli.CommandLine.Command;
 /** {@code sharray ls}: the shared arrays of this user on this host. */
 @Command(name = "ls", mixinStandardHelpOptions = true,
     description = {"List live shared arrays of this user: path, dtype, shape, size, references per holding pid, "
-        + "and whether the owning process is alive. Reads only; nothing is modified."})
+        + "and whether the owning process is alive; then the array files that cannot be listed (unreadable, "
+        + "damaged, left by a killed create, of another sharray build or another pid namespace), each with the "
+        + "reason. Reads only; nothing is modified."})
 public final class LsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
-        List<ArrayInfo> arrays = SharedArrays.list();
-        if (arrays.isEmpty()) {
+        ArrayListing listing = SharedArrays.listAll();
+        List<ArrayInfo> arrays = listing.arrays();
+        List<ArrayListing.Unlisted> unlisted = listing.unlisted();
+        if (arrays.isEmpty() && unlisted.isEmpty()) {
             Ui.out().println("no shared arrays");
             return 0;
         }
-        TextTable t = new TextTable("path", "dtype", "shape", ">size", "holders (pid:refs)", ">owner", "owner alive");
-        long total = 0;
-        for (ArrayInfo a : arrays) {
-            t.row(a.path(), a.dtype(), Arrays.toString(a.shape()), Sizes.format(a.bytes()), holders(a.holders()),
-                a.ownerPid(), a.ownerAlive() ? "yes" : "no (run 'sharray clean')");
-            total += a.bytes();
+        if (!arrays.isEmpty()) {
+            TextTable t = new TextTable("path", "dtype", "shape", ">size", "holders (pid:refs)", ">owner", "owner alive");
+            for (ArrayInfo a : arrays) {
+                t.row(a.path(), a.dtype(), Arrays.toString(a.shape()), Sizes.format(a.bytes()), holders(a.holders()),
+                    a.ownerPid(), a.ownerAlive() ? "yes" : "no (run 'sharray clean')");
+            }
+            t.print(Ui.out());
         }
-        t.print(Ui.out());
+        long total = arrays.stream().mapToLong(ArrayInfo::bytes).sum();
         Ui.out().println(arrays.size() + " array(s), " + Sizes.format(total));
+        if (!unlisted.isEmpty()) {
+            // never hidden: a damaged or unreadable array still takes its space, and says what is wrong with it
+            Ui.out().println(unlisted.size() + " array file(s) that cannot be listed:");
+            for (ArrayListing.Unlisted u : unlisted) {
+                Ui.out().println(u.path() + ": " + u.reason());
+            }
+        }
         return 0;
     }
 

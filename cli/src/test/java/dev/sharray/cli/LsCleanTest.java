@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sharray.ArrayAgent;
 import dev.sharray.ChildJvm;
 import dev.sharray.Descriptor;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -95,6 +98,37 @@ class LsCleanTest {
         assertFalse(Files.exists(folder));
         Cli.Result again = Cli.run(temp, "clean", "--dry-run");
         assertEquals("nothing to clean\n", again.out(), again::toString);
+    }
+
+    @Test
+    void lsNamesAnArrayItCannotReadWithTheReasonInsteadOfSkippingIt() throws Exception {
+        try (ChildJvm child = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.tempFolder=" + temp))) {
+            child.expect("ready");
+            final Path intact = create(child, "FLOAT64 10");
+            final Path damaged = create(child, "INT32 7");
+            final Path missing = create(child, "INT8 3");
+            try (FileChannel ch = FileChannel.open(damaged, StandardOpenOption.WRITE)) {
+                ch.write(ByteBuffer.wrap(new byte[] {'G', 'A', 'R', 'B', 'A', 'G', 'E'}), 0);
+            }
+            Files.delete(missing);
+
+            Cli.Result ls = Cli.run(temp, "ls");
+            assertEquals(0, ls.exit(), ls::toString);
+            assertTrue(rowFor(ls.out(), intact).contains("FLOAT64"), ls::toString);
+            final List<String> lines = ls.out().lines().toList();
+            final int header = lines.indexOf("2 array file(s) that cannot be listed:");
+            assertTrue(header > 0, ls::toString);
+            assertTrue(lines.contains(damaged + ": its data file is not a readable .npy file: npy.magic: not a .npy file"
+                + " (bad magic)"), ls::toString);
+            assertTrue(lines.contains(missing + ": its data file is missing, while its reference file says it is live"),
+                ls::toString);
+        }
+    }
+
+    /** @return the data file of the array {@code agent} creates */
+    private static Path create(ChildJvm agent, String dtypeAndShape) throws Exception {
+        agent.send("create " + dtypeAndShape);
+        return Descriptor.fromBytes(HexFormat.of().parseHex(agent.expect("desc "))).path();
     }
 
     private static String rowFor(String ls, Path data) {

@@ -1,0 +1,29 @@
+package dev.sharray;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What {@link SharedArrays#listAll()} found in this user's sharray folders: the live arrays it could read, and the
+ * array files it could not list, each with the reason. An array being created or deleted right now is in neither.
+ *
+ * @param arrays the live arrays, as {@link SharedArrays#list()} returns them
+ * @param unlisted the array files that could not be listed: unreadable, damaged, left by a process killed while
+ *     creating them, of another sharray build or of a process in another pid namespace
+ */
+public record ArrayListing(List<ArrayInfo> arrays, List<Unlisted> unlisted) {
+    /** Keeps its own copies. */
+    public ArrayListing {
+        arrays = List.copyOf(arrays);
+        unlisted = List.copyOf(unlisted);
+    }
+
+    /**
+     * An array file that could not be listed.
+     *
+     * @param path the array's {@code .npy} file (it may be the one missing)
+     * @param reason why, in words: which file, what is wrong with it, and what removes it where that is known
+     */
+    public record Unlisted(Path path, String reason) {
+    }
+}
