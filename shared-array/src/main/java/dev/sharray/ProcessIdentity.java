@@ -50,6 +50,15 @@ final class ProcessIdentity {
 
     /** @return the start time of {@code pid}, or 0 if it is not running, a zombie, or unreadable */
     static long startOf(long pid) {
+        return Math.max(0, readStart(pid));
+    }
+
+    /**
+     * @return the start time of {@code pid}; 0 when it is certainly not running (no such process, or a zombie); -1
+     *     when {@code /proc/<pid>/stat} is there but cannot be read or understood now (this process is out of file
+     *     descriptors or memory, say), which says nothing about that process
+     */
+    private static long readStart(long pid) {
         if (PROC) {
             try {
                 String stat = new String(Files.readAllBytes(Path.of("/proc/" + pid + "/stat")), StandardCharsets.US_ASCII);
@@ -61,11 +70,16 @@ final class ProcessIdentity {
             } catch (NoSuchFileException e) {
                 return 0;
             } catch (IOException | RuntimeException e) {
-                return 0;
+                return -1;
             }
         }
         Optional<ProcessHandle> h = ProcessHandle.of(pid);
         return h.flatMap(p -> p.info().startInstant()).map(Instant::toEpochMilli).orElse(0L);
+    }
+
+    /** Test hook: forgets every verified pair, so that the next check of each process reads its start time. */
+    static void forgetVerified() {
+        VERIFIED.clear();
     }
 
     /**
@@ -111,7 +125,7 @@ final class ProcessIdentity {
             return actual == 0 ? ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)
                 : startBits == 0 || (actual & mask) == startBits;
         }
-        if (!Files.exists(Path.of("/proc/" + pid))) {
+        if (Files.notExists(Path.of("/proc/" + pid))) {
             return false; // certainly gone (one system call; kill(pid, 0) would load JNA into every worker)
         }
         long now = System.nanoTime();
@@ -119,7 +133,12 @@ final class ProcessIdentity {
         if (verified != null && (verified[0] & mask) == startBits && now - verified[1] < TRUST_NANOS) {
             return true; // the same process was verified moments ago and its pid still exists
         }
-        long actual = startOf(pid);
+        long actual = readStart(pid);
+        if (actual < 0) {
+            // it cannot be told now: judged dead, a live holder's references were reclaimed and its array deleted
+            // under it (by a release in a process out of file descriptors). Alive is safe: a later check judges it.
+            return true;
+        }
         if (actual == 0) {
             VERIFIED.remove(pid);
             return false;
