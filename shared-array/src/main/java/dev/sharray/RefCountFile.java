@@ -301,6 +301,12 @@ final class RefCountFile {
         if (state != LIVE && state != DELETING && state != DELETED) {
             return "unknown state " + state;
         }
+        final int claimed = buffer.getIntVolatile(SLOTS_IN_USE_OFFSET);
+        if (!isValidSlotsInUse(claimed)) {
+            // open refuses it too: a copy that did not say so was judged (and reclaimed, in a dry run) as a file a
+            // real pass then could not open
+            return claimed + " slots in use";
+        }
         final int inUse = slotsInUse();
         for (int i = 0; i < inUse; i++) {
             final int o = ownerOffset(i);

@@ -55,6 +55,24 @@ class CorruptReferenceFileReapTest {
         }
     }
 
+    @Test
+    void aSlotsInUseWordOpenRefusesIsJudgedAlikeByTheDryRunAndTheRealPass() throws Exception {
+        final Path data;
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
+            owner.expect("ready ");
+            data = ArrayAgent.create(owner, "FLOAT64 1000").path();
+            owner.kill9();
+        }
+        RefSlots.writeSlotsInUse(Segments.refPathFor(data), RefCountFile.INITIAL_SLOTS + 1); // not 126 + 128 k
+        final Path folder = data.getParent();
+        // the dry run judged its copy, which did not look corrupt, and reported the array deleted; the real pass's
+        // open refused the file, and removed it with its folder only
+        final ReapReport dry = mine(SharedArrays.reapDryRun(), folder);
+        assertEquals(dry, mine(SharedArrays.reap(), folder), "the dry run said otherwise than the real pass did");
+        assertEquals(List.of(folder), dry.foldersRemoved());
+        assertTrue(!Files.exists(folder));
+    }
+
     /** @return the part of {@code report} under {@code folder} (other test JVMs' dead processes may be reaped too) */
     private static ReapReport mine(ReapReport report, Path folder) {
         return new ReapReport(report.foldersRemoved().stream().filter(p -> p.startsWith(folder)).toList(),
