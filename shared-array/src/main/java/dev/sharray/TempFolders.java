@@ -199,7 +199,40 @@ final class TempFolders {
             throw new IllegalStateException("cannot use a sharray folder under " + root + ": this JVM is exiting, and"
                 + " sharray's shutdown hook has already removed this process's folders");
         }
+        if (!Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
+            recreate(folder);
+        }
         return folder;
+    }
+
+    /**
+     * Makes this process's folder again where something else removed it (a tmp cleaner such as systemd-tmpfiles, a
+     * user's {@code rm -rf /dev/shm/sharray-*}): before, every later create in this process failed, and with a wrong
+     * reason ("not enough space ... 0 bytes are free", the free space of a folder that is not there).
+     */
+    private static void recreate(Path folder) {
+        final Path userDir = folder.getParent();
+        try {
+            try {
+                Files.createDirectory(userDir, PosixFilePermissions.asFileAttribute(DIR_MODE));
+            } catch (FileAlreadyExistsException e) {
+                // still there, or made again by another process of this user
+            }
+            requireOwnDirectory(userDir);
+            try {
+                Files.createDirectory(folder, PosixFilePermissions.asFileAttribute(DIR_MODE));
+                Files.setPosixFilePermissions(folder, DIR_MODE);
+            } catch (FileAlreadyExistsException e) {
+                // another thread of this process made it again meanwhile, unless something else is in its place
+                if (!Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
+                    throw new IOException(folder + " is not a directory (a symbolic link or a file is in its place):"
+                        + " refusing to use it");
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("this process's sharray folder " + folder + " was removed, and cannot be"
+                + " made again: " + reason(e), e);
+        }
     }
 
     static Map<Path, Path> ownerFolders() {

@@ -76,6 +76,22 @@ class TempFoldersTest {
             || TempFolders.inOtherPidNamespace("h-n" + (ProcessIdentity.PID_NAMESPACE + 1) + "-1-t2-abcdef12"));
     }
 
+    @Test
+    void aCreateAfterSomethingElseRemovedThisProcesssFolderMakesItAgain() throws Exception {
+        try (SharedArray first = SharedArray.builder(DType.FLOAT64, 4).folder(temp).create()) {
+            final Path folder = first.path().getParent();
+            Reaper.deleteTree(folder.getParent()); // a tmp cleaner, or rm -rf of the sharray-<user> folder
+            // before: InsufficientSpaceException "... 0 bytes are free", for every create of this process from then on
+            try (SharedArray second = SharedArray.builder(DType.FLOAT64, 4).folder(temp).create()) {
+                assertEquals(folder, second.path().getParent());
+                second.setDouble(2, 1);
+                assertEquals(2.0, second.getDouble(1));
+                assertEquals(TempFolders.DIR_MODE, Files.getPosixFilePermissions(folder));
+                assertEquals(TempFolders.DIR_MODE, Files.getPosixFilePermissions(folder.getParent()));
+            }
+        }
+    }
+
     private static long[] byRegex(String name) {
         Matcher m = OWNER_FOLDER.matcher(name);
         if (!m.matches()) {
