@@ -60,8 +60,13 @@ public final class SharedArrays {
      *
      * @param pid the process id of the ended process
      * @return what was freed
+     * @throws IllegalArgumentException when {@code pid} is not a process id (0 or negative): 0 is the word of "no
+     *     process" in reference files, so such a pass took every array without a deleter for one of that process's
      */
     public static ReapReport reapProcess(long pid) {
+        if (pid <= 0) {
+            throw new IllegalArgumentException("not a process id: " + pid);
+        }
         return Reaper.reapProcess(pid);
     }
 

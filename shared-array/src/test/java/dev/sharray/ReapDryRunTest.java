@@ -2,6 +2,7 @@ package dev.sharray;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -34,6 +35,16 @@ class ReapDryRunTest {
             assertEquals(dry, SharedArrays.reap());
             assertEquals(1, SharedArrays.totalReferences(a));
             assertEquals(new ReapReport(List.of(), List.of(), 0, 0), SharedArrays.reapDryRun());
+        }
+    }
+
+    @Test
+    void reapProcessRefusesWhatIsNotAProcessId() {
+        // 0 is "no process" in a reference file's words: a pass for it mapped every array without a deleter
+        for (long pid : new long[] {0, -1, Long.MIN_VALUE}) {
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SharedArrays.reapProcess(pid));
+            assertEquals("not a process id: " + pid, e.getMessage());
         }
     }
 
