@@ -24,6 +24,8 @@ final class ProcessIdentity {
      * pod's {@code /dev/shm}, {@code docker --ipc=host}) each see the other's pids as gone or as other processes.
      */
     static final long PID_NAMESPACE = pidNamespace();
+    /** The inode of the initial pid namespace, the host's: a constant of the kernel ({@code PROC_PID_INIT_INO}). */
+    static final long INIT_PID_NAMESPACE = 0xEFFFFFFCL;
     /** How long a verified (pid, start) pair is trusted while /proc/pid exists: reading stat costs ~10 us. */
     private static final long TRUST_NANOS = 1_000_000_000L;
     private static final java.util.concurrent.ConcurrentHashMap<Long, long[]> VERIFIED = new java.util.concurrent.ConcurrentHashMap<>();

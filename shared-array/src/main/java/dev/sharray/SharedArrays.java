@@ -117,8 +117,8 @@ public final class SharedArrays {
             if (TempFolders.inOtherPidNamespace(name)) {
                 for (String base : data) {
                     unlisted.add(new ArrayListing.Unlisted(folder.resolve(base + ".npy"), "its owner, pid " + owner[0]
-                        + ", runs in another pid namespace (pid namespace " + TempFolders.pidNamespaceOf(name)
-                        + ": another container?), whose pids name no process here: list it from there"));
+                        + ", runs in another pid namespace (another container, or the host), whose pids name no"
+                        + " process here: list it from there"));
                 }
                 return;
             }

@@ -334,14 +334,16 @@ final class TempFolders {
     }
 
     /**
-     * @return what names this process in a folder name, {@code -n<pid namespace>-<pid>-t<start>}: the namespace part
-     *     only where it is known. A host name never holds a '-' (see {@code hostName()}), so builds that read
-     *     {@code <host>-<pid>-t<start>-<random>} read the host as {@code <host>-n<namespace>}, and a name of theirs
-     *     has no namespace, which is then judged as one of this namespace, as they do.
+     * @return what names this process in a folder name, {@code -n<pid namespace>-<pid>-t<start>}, the namespace part
+     *     only in a pid namespace other than the initial one (a container's): a host process's names stay as they
+     *     were, and so does the length of the paths in its folder (a pool's socket path has a limit of ~107 bytes).
+     *     A host name never holds a '-' (see {@code hostName()}), so builds that read
+     *     {@code <host>-<pid>-t<start>-<random>} read the host as {@code <host>-n<namespace>}.
      */
     static String processTag() {
-        return (ProcessIdentity.PID_NAMESPACE != 0 ? "-n" + ProcessIdentity.PID_NAMESPACE : "") + "-"
-            + ProcessIdentity.PID + "-t" + ProcessIdentity.START;
+        final long ns = ProcessIdentity.PID_NAMESPACE;
+        return (ns != 0 && ns != ProcessIdentity.INIT_PID_NAMESPACE ? "-n" + ns : "") + "-" + ProcessIdentity.PID
+            + "-t" + ProcessIdentity.START;
     }
 
     /**
@@ -369,12 +371,18 @@ final class TempFolders {
 
     /**
      * @return whether the folder (or claim) {@code folderName} belongs to a process of another pid namespace than
-     *     this one (another container sharing the root): its pid and start time name no process that can be checked
-     *     here, so it can be judged neither alive nor dead, and is left alone
+     *     this one (another container sharing the root, or the host): its pid and start time name no process that
+     *     can be checked here, so it can be judged neither alive nor dead, and is left alone. A name without a
+     *     namespace is of the initial one: a host process's (or of an older build, judged so too: in a container,
+     *     its folders are then left to it, never deleted under it). False when this process's namespace is unknown.
      */
     static boolean inOtherPidNamespace(String folderName) {
+        final long self = ProcessIdentity.PID_NAMESPACE;
+        if (self == 0) {
+            return false; // cannot be told: judged as before
+        }
         final long ns = pidNamespaceOf(folderName);
-        return ns != 0 && ProcessIdentity.PID_NAMESPACE != 0 && ns != ProcessIdentity.PID_NAMESPACE;
+        return (ns == 0 ? ProcessIdentity.INIT_PID_NAMESPACE : ns) != self;
     }
 
     /**
@@ -387,8 +395,9 @@ final class TempFolders {
     static void requireSamePidNamespace(Path realFile) {
         final Path owner = realFile.getParent();
         if (owner != null && owner.getFileName() != null && inOtherPidNamespace(owner.getFileName().toString())) {
+            final long ns = pidNamespaceOf(owner.getFileName().toString());
             throw new InvalidDescriptorException("path", realFile + " belongs to a process of another pid namespace"
-                + " (pid namespace " + pidNamespaceOf(owner.getFileName().toString()) + ", this process's is "
+                + " (pid namespace " + (ns == 0 ? ProcessIdentity.INIT_PID_NAMESPACE : ns) + ", this process's is "
                 + ProcessIdentity.PID_NAMESPACE + "; another container?): sharray names the holders of an array by"
                 + " pid, and cannot share arrays across pid namespaces");
         }

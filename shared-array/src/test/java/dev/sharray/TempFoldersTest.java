@@ -61,19 +61,22 @@ class TempFoldersTest {
     }
 
     @Test
-    void anOwnerFolderNameRecordsThePidNamespaceWhereOlderNamesRecordNone() {
+    void anOwnerFolderNameRecordsThePidNamespaceOfAContainerAndNoneOnTheHost() throws Exception {
+        final long self = ProcessIdentity.PID_NAMESPACE;
+        final boolean host = self == 0 || self == ProcessIdentity.INIT_PID_NAMESPACE;
         String real = TempFolders.ownerFolder(temp).getFileName().toString();
-        assertEquals(ProcessIdentity.PID_NAMESPACE, TempFolders.pidNamespaceOf(real), real);
+        assertEquals(host ? 0 : self, TempFolders.pidNamespaceOf(real), real);
         assertFalse(TempFolders.inOtherPidNamespace(real), real);
         for (String name : List.of("h-1-t2-abcdef12", "h-n-1-t2-abcdef12", "-n5-1-t2-abcdef12", "hn5-1-t2-abcdef12",
                 "h-n5-1-t2-abcdeg12", "h-n99999999999999999999-1-t2-abcdef12")) {
-            assertEquals(0, TempFolders.pidNamespaceOf(name), name); // none recorded: judged as this namespace's
-            assertFalse(TempFolders.inOtherPidNamespace(name), name);
+            assertEquals(0, TempFolders.pidNamespaceOf(name), name); // none recorded: the host's (or an older build's)
+            assertEquals(!host, TempFolders.inOtherPidNamespace(name), name);
         }
         assertEquals(5, TempFolders.pidNamespaceOf("h-n5-1-t2-abcdef12"));
         assertArrayEquals(new long[] {1, 2}, TempFolders.parseOwner("h-n5-1-t2-abcdef12"), "older builds' reading");
-        assertTrue(ProcessIdentity.PID_NAMESPACE == 0
-            || TempFolders.inOtherPidNamespace("h-n" + (ProcessIdentity.PID_NAMESPACE + 1) + "-1-t2-abcdef12"));
+        assertEquals(self != 0, TempFolders.inOtherPidNamespace("h-n" + (self + 1) + "-1-t2-abcdef12"));
+        assertEquals(0, ProcessIdentity.PID_NAMESPACE == 0 ? 0 : Files.readSymbolicLink(Path.of("/proc/self/ns/pid"))
+            .toString().compareTo("pid:[" + self + "]"), "the namespace is the one /proc/self/ns/pid names");
     }
 
     @Test
