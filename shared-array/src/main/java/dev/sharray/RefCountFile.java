@@ -87,17 +87,24 @@ final class RefCountFile {
     private final Path path;
     private final Mapping mapping;
     private final UnsafeBuffer buffer;
+    /**
+     * The length of a copy's file when it is longer than {@link #FILE_SIZE} (grown by something else: open refuses
+     * it, while processes that mapped it before use it as ever), else 0.
+     */
+    private final long oversize;
 
     private RefCountFile(Path path, Mapping mapping) {
         this.path = path;
         this.mapping = mapping;
         this.buffer = new UnsafeBuffer(mapping.address(), FILE_SIZE);
+        this.oversize = 0;
     }
 
-    private RefCountFile(Path path, ByteBuffer copy) {
+    private RefCountFile(Path path, ByteBuffer copy, long size) {
         this.path = path;
         this.mapping = null;
         this.buffer = new UnsafeBuffer(copy);
+        this.oversize = size > FILE_SIZE ? size : 0;
     }
 
     /** Creates the file (0600, already existing as an empty file) with the caller holding one reference. */
@@ -206,8 +213,10 @@ final class RefCountFile {
      * may have caught a slot mid-change: map the file to judge it.
      *
      * @param scratch a direct buffer of {@link #FILE_SIZE} bytes, reused from one call to the next
-     * @return the copy, or null when the file is gone, of another size or without a reference file's magic (being
-     *     created, or not one: {@link #open} refuses those too). A copy of another build's file (another
+     * @return the copy, or null when the file is gone, shorter than a reference file or without its magic (being
+     *     created, or not one: {@link #open} refuses those too). A file of this version that is longer than
+     *     {@value #FILE_SIZE} bytes (grown by something else) gives a copy of its first bytes that
+     *     {@link #looksCorrupt()}: open refuses it, while processes that mapped it before may still hold the array. A copy of another build's file (another
      *     {@link #VERSION}) says only {@link #isThisVersion()} and {@link #mayBeHeldByAnotherBuild()}.
      * @throws UncheckedIOException when the file is there but cannot be read (out of file descriptors, an I/O
      *     error): the caller cannot tell whether the array is held, and must not judge it unheld
@@ -218,16 +227,17 @@ final class RefCountFile {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             final long size = ch.size();
             // the first page holds the header and the slots every version has; the rest only the slots in use
-            if (size != FILE_SIZE && size != EARLIER_FILE_SIZE || !readUpTo(ch, scratch, PAGE)) {
+            if (size < FILE_SIZE && size != EARLIER_FILE_SIZE || !readUpTo(ch, scratch, PAGE)) {
                 return null;
             }
-            final RefCountFile copy = new RefCountFile(path, scratch);
-            if (copy.buffer.getInt(0) != MAGIC) {
+            final RefCountFile copy = new RefCountFile(path, scratch, size);
+            if (copy.buffer.getInt(0) != MAGIC || size > FILE_SIZE && !copy.isThisVersion()) {
                 return null;
             }
-            if (copy.isThisVersion() && (size != FILE_SIZE || !readUpTo(ch, scratch, bytesOf(copy.slotsInUse())))) {
+            if (copy.isThisVersion() && (size < FILE_SIZE || !readUpTo(ch, scratch, bytesOf(copy.slotsInUse())))) {
                 return null; // a file of this version is never one page only: open refuses it as well
             }
+            // a longer one looks corrupt: open refuses it, but its holders, who mapped it before it grew, may live
             return copy;
         } catch (java.nio.file.NoSuchFileException e) {
             return null;
@@ -297,6 +307,9 @@ final class RefCountFile {
      *     corrupt file must not make one process delete an array another holds, or keep an array forever
      */
     private String corruption() {
+        if (oversize != 0) {
+            return oversize + " bytes, expected " + FILE_SIZE;
+        }
         final int state = state();
         if (state != LIVE && state != DELETING && state != DELETED) {
             return "unknown state " + state;
