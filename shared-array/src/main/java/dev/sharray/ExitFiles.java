@@ -27,13 +27,10 @@ final class ExitFiles {
      * @throws IllegalStateException when the exit has already deleted the registered files
      */
     static void add(Path file) {
-        Segments.installExitHook(); // outside this class's lock: the hook's thread takes it the other way round
-        synchronized (ExitFiles.class) {
-            if (deleted) {
-                throw new IllegalStateException("cannot keep " + file + ": this JVM is exiting, and sharray's shutdown"
-                    + " hook has already deleted this process's files");
-            }
-            FILES.add(file);
+        try {
+            create(file, () -> null);
+        } catch (IOException impossible) {
+            throw new AssertionError(impossible);
         }
     }
 
@@ -47,7 +44,7 @@ final class ExitFiles {
         Segments.installExitHook(); // outside this class's lock: the hook's thread takes it the other way round
         synchronized (ExitFiles.class) {
             if (deleted) {
-                throw new IllegalStateException("cannot create " + file + ": this JVM is exiting, and sharray's"
+                throw new IllegalStateException("cannot have " + file + " deleted at exit: this JVM is exiting, and sharray's"
                     + " shutdown hook has already deleted this process's files");
             }
             final T result = creation.create();

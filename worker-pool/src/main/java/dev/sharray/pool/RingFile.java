@@ -71,11 +71,11 @@ final class RingFile implements AutoCloseable {
     static RingFile create(Path path, int capacity) throws IOException {
         RingBufferDescriptor.checkCapacity(capacity + RingBufferDescriptor.TRAILER_LENGTH, OneToOneRingBuffer.MIN_CAPACITY);
         final long size = HEADER + 2L * (capacity + RingBufferDescriptor.TRAILER_LENGTH);
-        Files.createFile(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        // a JVM that exits before the worker's HELLO (SIGTERM while the pool starts) must not leave the file
+        SharedArrays.createDeletedAtExit(path, () -> Files.createFile(path,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))));
         final MappedByteBuffer mapping;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            // a JVM that exits before the worker's HELLO (SIGTERM while the pool starts) must not leave the file
-            SharedArrays.deleteAtExit(path);
             mapping = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(path);

@@ -103,10 +103,10 @@ final class WorkerLauncher {
         Files.createDirectories(folder, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         final Path argFile = argFile(workerId);
         Files.deleteIfExists(argFile);
-        Files.createFile(argFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        // a JVM that exits before the worker's HELLO (SIGTERM while the pool starts) must not leave the file
+        SharedArrays.createDeletedAtExit(argFile, () -> Files.createFile(argFile,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))));
         try {
-            // a JVM that exits before the worker's HELLO (SIGTERM while the pool starts) must not leave the file
-            SharedArrays.deleteAtExit(argFile);
             Files.write(argFile, argFileContent);
         } catch (IOException | RuntimeException e) {
             deleteArgFile(workerId);
