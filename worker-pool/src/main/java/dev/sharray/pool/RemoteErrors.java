@@ -9,7 +9,8 @@ import dev.sharray.reducers.ValueWriter;
  * not exist on the reading side.
  */
 final class RemoteErrors {
-    private static final int MAX_CAUSES = 8;
+    /** Causes an error report carries; a longer (or cyclic) chain is cut there. */
+    static final int MAX_CAUSES = 8;
     private static final int MAX_FRAMES = 1024;
     private static final StackTraceElement[] NO_FRAMES = new StackTraceElement[0];
 

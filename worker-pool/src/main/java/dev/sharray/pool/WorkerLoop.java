@@ -456,7 +456,7 @@ final class WorkerLoop {
     }
 
     /**
-     * Whether a task's failure is an {@link OutOfMemoryError}, or has one among its first causes. This JVM may then be
+     * Whether a task's failure is an {@link OutOfMemoryError}, or has one among the causes its report carries. This JVM may then be
      * left broken for later tasks (a class whose static initializer ran out of heap stays unusable: every later use
      * throws NoClassDefFoundError; a task's leak keeps failing the next ones), so the worker retires after answering
      * and a fresh one takes its place.
@@ -464,7 +464,7 @@ final class WorkerLoop {
     static boolean exhaustedHeap(Throwable error) {
         try {
             Throwable t = error;
-            for (int i = 0; t != null && i < 8; i++, t = t.getCause()) {
+            for (int i = 0; t != null && i < RemoteErrors.MAX_CAUSES; i++, t = t.getCause()) {
                 if (t instanceof OutOfMemoryError) {
                     return true;
                 }
