@@ -89,14 +89,8 @@ final class ClassDataArchive {
         if (!Boolean.parseBoolean(System.getProperty("sharray.pool.cds", "true"))) {
             return null;
         }
-        for (String o : jvmOptions) {
-            if (o.startsWith("-Xshare") || o.contains("SharedArchiveFile") || o.contains("ArchiveClassesAtExit")
-                || o.contains("SharedClassListFile") || o.contains("AOTCache") || o.contains("AOTMode")) {
-                return null;
-            }
-        }
-        if (refusedByArchiving(jvmOptions) || refusedByArchiving(environmentOptions("JAVA_TOOL_OPTIONS"))
-            || refusedByArchiving(environmentOptions("JDK_JAVA_OPTIONS"))) {
+        if (turnArchivesOff(jvmOptions) || turnArchivesOff(environmentOptions("JAVA_TOOL_OPTIONS"))
+            || turnArchivesOff(environmentOptions("JDK_JAVA_OPTIONS"))) {
             return null;
         }
         try {
@@ -140,8 +134,13 @@ final class ClassDataArchive {
         "--limit-modules", "--upgrade-module-path",
     };
 
-    private static boolean refusedByArchiving(List<String> options) {
+    /** @return whether {@code options} hold the user's own CDS options, or one a JVM cannot dump an archive with */
+    private static boolean turnArchivesOff(List<String> options) {
         for (String o : options) {
+            if (o.startsWith("-Xshare") || o.contains("SharedArchiveFile") || o.contains("ArchiveClassesAtExit")
+                || o.contains("SharedClassListFile") || o.contains("AOTCache") || o.contains("AOTMode")) {
+                return true;
+            }
             for (String refused : REFUSED_BY_ARCHIVING) {
                 if (o.startsWith(refused)) {
                     return true;
