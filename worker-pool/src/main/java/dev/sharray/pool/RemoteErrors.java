@@ -9,8 +9,15 @@ import dev.sharray.reducers.ValueWriter;
  * not exist on the reading side.
  */
 final class RemoteErrors {
-    /** Causes an error report carries; a longer (or cyclic) chain is cut there. */
+    /**
+     * Entries an error report carries. A longer chain keeps its first {@code MAX_CAUSES - 2} exceptions, then one
+     * entry saying how many were left out, then its root cause: the innermost exception usually says what went wrong.
+     */
     static final int MAX_CAUSES = 8;
+    /** How far a chain is followed looking for its root cause: a user's {@code getCause()} may build an endless one. */
+    private static final int MAX_CHAIN_WALK = 1024;
+    /** The class name of the entry standing for the causes a long chain leaves out. */
+    static final String OMITTED_CAUSES = "...";
     private static final int MAX_FRAMES = 1024;
     private static final StackTraceElement[] NO_FRAMES = new StackTraceElement[0];
 
@@ -22,23 +29,51 @@ final class RemoteErrors {
      * null is written as what it could give (a placeholder message, no frames), never as a failure of the worker.
      */
     static void write(Throwable t, ValueWriter out) {
-        int depth = 0;
-        for (Throwable e = t; e != null && depth < MAX_CAUSES; e = causeOf(e), depth++) {
-            out.writeBoolean(true);
-            out.writeString(encodable(e instanceof RemoteTaskException ? ((RemoteTaskException) e).remoteClassName() : e.getClass().getName()));
-            out.writeString(encodable(messageOf(e)));
-            final StackTraceElement[] frames = framesOf(e);
-            final int n = Math.min(frames.length, MAX_FRAMES);
-            out.writeInt(n);
-            for (int i = 0; i < n; i++) {
-                final StackTraceElement f = frames[i];
-                out.writeString(f == null ? "?" : encodable(f.getClassName()));
-                out.writeString(f == null ? "?" : encodable(f.getMethodName()));
-                out.writeString(f == null ? null : encodable(f.getFileName()));
-                out.writeInt(f == null ? -1 : f.getLineNumber());
+        final java.util.List<Throwable> chain = chainOf(t);
+        final int n = chain.size();
+        if (n <= MAX_CAUSES) {
+            for (Throwable e : chain) {
+                writeEntry(e, out);
             }
+        } else {
+            for (int i = 0; i < MAX_CAUSES - 2; i++) {
+                writeEntry(chain.get(i), out);
+            }
+            final int omitted = n - (MAX_CAUSES - 1);
+            out.writeBoolean(true);
+            out.writeString(OMITTED_CAUSES);
+            out.writeString(omitted + " more cause" + (omitted == 1 ? "" : "s") + " left out; " + (n < MAX_CHAIN_WALK
+                ? "the next is the root cause" : "the chain goes on past " + MAX_CHAIN_WALK + " causes; the next is the last followed"));
+            out.writeInt(0);
+            writeEntry(chain.get(n - 1), out);
         }
         out.writeBoolean(false);
+    }
+
+    /** @return {@code t} and its causes, each once: a cycle ends where it comes back, an endless chain at a bound */
+    private static java.util.List<Throwable> chainOf(Throwable t) {
+        final java.util.List<Throwable> chain = new java.util.ArrayList<>();
+        final java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable e = t; e != null && chain.size() < MAX_CHAIN_WALK && seen.add(e); e = causeOf(e)) {
+            chain.add(e);
+        }
+        return chain;
+    }
+
+    private static void writeEntry(Throwable e, ValueWriter out) {
+        out.writeBoolean(true);
+        out.writeString(encodable(e instanceof RemoteTaskException ? ((RemoteTaskException) e).remoteClassName() : e.getClass().getName()));
+        out.writeString(encodable(messageOf(e)));
+        final StackTraceElement[] frames = framesOf(e);
+        final int n = Math.min(frames.length, MAX_FRAMES);
+        out.writeInt(n);
+        for (int i = 0; i < n; i++) {
+            final StackTraceElement f = frames[i];
+            out.writeString(f == null ? "?" : encodable(f.getClassName()));
+            out.writeString(f == null ? "?" : encodable(f.getMethodName()));
+            out.writeString(f == null ? null : encodable(f.getFileName()));
+            out.writeInt(f == null ? -1 : f.getLineNumber());
+        }
     }
 
     /** Writes only {@code t}'s class name: what is left when even {@link #write} failed. */

@@ -6,8 +6,9 @@ package dev.sharray.pool;
  * as further {@code RemoteTaskException}s. The remote class need not exist in the caller's JVM.
  *
  * <p>What crosses is text: the exception's fields and suppressed exceptions do not (catch and rethrow in the task
- * with a message that says what you need); a cause chain keeps its first 8 exceptions (a cycle of causes thus shows
- * as its members repeated) and each stack trace its first 1024 frames.
+ * with a message that says what you need). A cause chain of more than 8 exceptions keeps its first 6, then one whose
+ * {@link #remoteClassName()} is {@code "..."} and whose message says how many were left out, then its root cause; a
+ * cycle of causes ends where it comes back. Each stack trace keeps its first 1024 frames.
  */
 public final class RemoteTaskException extends RuntimeException {
     private static final long serialVersionUID = 1L;

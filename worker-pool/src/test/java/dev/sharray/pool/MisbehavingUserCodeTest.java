@@ -225,6 +225,63 @@ class MisbehavingUserCodeTest {
         assertEquals("ok \uD83D\uDE00", get(pool.submit((Integer x) -> "ok \uD83D\uDE00", 1)), "a pair crosses unchanged");
     }
 
+    @Test
+    @Timeout(120)
+    void aLongCauseChainArrivesWithItsRootCause() throws Exception {
+        final Throwable t = failureOf(pool.submit((RemoteFunction<Integer, Integer>) depth -> {
+            Throwable e = new java.io.FileNotFoundException("the root: /data/part-7 is missing");
+            for (int i = depth - 1; i >= 1; i--) {
+                e = new IllegalStateException("wrapper " + i, e);
+            }
+            throw (IllegalStateException) e;
+        }, 20));
+        // before: the first 8 of the 20 crossed, and the root cause, the one that says what went wrong, was lost
+        final List<RemoteTaskException> chain = chainOf(t);
+        assertEquals(RemoteErrors.MAX_CAUSES, chain.size());
+        for (int i = 0; i < RemoteErrors.MAX_CAUSES - 2; i++) {
+            assertEquals("wrapper " + (i + 1), chain.get(i).remoteMessage());
+        }
+        final RemoteTaskException gap = chain.get(RemoteErrors.MAX_CAUSES - 2);
+        assertEquals(RemoteErrors.OMITTED_CAUSES, gap.remoteClassName());
+        assertEquals("13 more causes left out; the next is the root cause", gap.remoteMessage());
+        final RemoteTaskException root = chain.get(RemoteErrors.MAX_CAUSES - 1);
+        assertEquals(java.io.FileNotFoundException.class.getName(), root.remoteClassName());
+        assertEquals("the root: /data/part-7 is missing", root.remoteMessage());
+        assertTrue(root.getStackTrace().length > 0, "the root's stack trace crossed");
+    }
+
+    @Test
+    @Timeout(120)
+    void aCyclicCauseChainArrivesOnceRound() throws Exception {
+        final Throwable t = failureOf(pool.submit((RemoteFunction<Integer, Integer>) x -> {
+            final IllegalStateException a = new IllegalStateException("a");
+            final IllegalArgumentException b = new IllegalArgumentException("b", a);
+            a.initCause(b);
+            throw a;
+        }, 1));
+        final List<RemoteTaskException> chain = chainOf(t);
+        assertEquals(List.of("a", "b"), chain.stream().map(RemoteTaskException::remoteMessage).toList());
+        // a short chain keeps every exception, with no entry for left-out causes
+        final Throwable shortOne = failureOf(pool.submit((RemoteFunction<Integer, Integer>) x -> {
+            Throwable e = new ArithmeticException("root");
+            for (int i = 1; i < RemoteErrors.MAX_CAUSES; i++) {
+                e = new IllegalStateException("w" + i, e);
+            }
+            throw (IllegalStateException) e;
+        }, 1));
+        final List<RemoteTaskException> all = chainOf(shortOne);
+        assertEquals(RemoteErrors.MAX_CAUSES, all.size());
+        assertEquals(ArithmeticException.class.getName(), all.get(all.size() - 1).remoteClassName());
+    }
+
+    private static List<RemoteTaskException> chainOf(Throwable t) {
+        final List<RemoteTaskException> chain = new java.util.ArrayList<>();
+        for (Throwable e = t; e != null; e = e.getCause()) {
+            chain.add(assertInstanceOf(RemoteTaskException.class, e));
+        }
+        return chain;
+    }
+
     private static List<Path> arrayFiles() throws Exception {
         try (Stream<Path> s = Files.list(SharedArrays.processFolder())) {
             return s.filter(p -> p.toString().endsWith(".npy")).sorted().toList();
