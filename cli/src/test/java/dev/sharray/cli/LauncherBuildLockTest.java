@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The {@code ./sharray} launcher's own logic, run for real in a scratch checkout whose {@code mvn} and
  * {@code java} are stand-ins that record their calls (a real build takes a minute): launchers started
  * together on a checkout that needs building run Maven once; a failed class-data training is not repeated
- * on every run; a rebuild leaves the jar copies earlier runs started from as they were.
+ * on every run; an archive changed since it was made is made again; a rebuild leaves the jar copies earlier runs
+ * started from as they were.
  */
 class LauncherBuildLockTest {
     @TempDir
@@ -60,6 +61,51 @@ class LauncherBuildLockTest {
             assertEquals(1, names.size(), names.toString());
             assertEquals(true, names.get(0).endsWith(".jsa.failed"), names.toString());
         }
+    }
+
+    /**
+     * An archive written to after it was made crashes the JVM that maps it (SIGSEGV, seen with 64 KiB of the real
+     * archive overwritten): the launcher drops an archive whose identity changed and makes it again.
+     */
+    @Test
+    void aClassDataArchiveChangedSinceItWasMadeIsMadeAgain() throws Exception {
+        Path bin = scratchCheckout();
+        script(bin.resolve("java"), """
+            case "$*" in
+              *XshowSettings*) echo '    java.specification.version = 17' >&2 ;;
+              *DumpLoadedClassList*) echo train >> "$ROOT_UNDER_TEST/trainings" ;;
+              *Xshare:dump*) for a in "$@"; do case "$a" in -XX:SharedArchiveFile=*) echo archive > "${a#*=}" ;; esac; done ;;
+              *dev.sharray.cli.Main*) used=none; for a in "$@"; do case "$a" in -XX:SharedArchiveFile=*) used=$(cat "${a#*=}") ;; esac; done
+                echo "$used" >> "$ROOT_UNDER_TEST/archives-used" ;;
+            esac
+            exit 0
+            """);
+        assertFinishedOk(launcher(bin, false, "--help"));
+        assertFinishedOk(launcher(bin, false, "--help"));
+        assertEquals(List.of("train"), Files.readAllLines(root.resolve("trainings")));
+        assertEquals(List.of("archive", "archive"), Files.readAllLines(root.resolve("archives-used")));
+
+        Path archive;
+        try (var files = Files.list(root.resolve("cli/target"))) {
+            archive = files.filter(p -> p.toString().endsWith(".jsa")).findFirst().orElseThrow();
+        }
+        Files.writeString(archive, "damaged\n"); // in place: same inode, new size and time
+        Process changed = launcher(bin, false, "--help");
+        assertTrue(changed.waitFor(60, TimeUnit.SECONDS));
+        String out = new String(changed.getInputStream().readAllBytes());
+        assertEquals(0, changed.exitValue(), out);
+        assertTrue(out.contains("class-data archive " + archive + " changed since it was made; making it again"), out);
+        assertEquals(List.of("train", "train"), Files.readAllLines(root.resolve("trainings")));
+        assertEquals(List.of("archive", "archive", "archive"), Files.readAllLines(root.resolve("archives-used")),
+            "the damaged archive was never given to the JVM");
+
+        assertFinishedOk(launcher(bin, false, "--help"));
+        assertEquals(2, Files.readAllLines(root.resolve("trainings")).size(), "the new archive is kept");
+        // an archive without its identity (made by an older launcher) is made again too
+        Files.delete(Path.of(archive + ".id"));
+        assertFinishedOk(launcher(bin, false, "--help"));
+        assertEquals(3, Files.readAllLines(root.resolve("trainings")).size());
+        assertEquals("archive", Files.readString(archive).strip());
     }
 
     @Test
