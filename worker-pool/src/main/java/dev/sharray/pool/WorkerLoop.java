@@ -33,7 +33,17 @@ final class WorkerLoop {
     private final Int2ObjectHashMap<Object> functions = new Int2ObjectHashMap<>();
     /** Functions of map calls in flight (or why they failed to decode), by map id; mirrored by the parent. */
     private final FunctionCache<Object> mapFunctions = new FunctionCache<>();
-    private final Frames.Sink sink = this::onMessage;
+    private final Frames.Sink sink = new Frames.Sink() {
+        @Override
+        public void onMessage(DirectBuffer buffer, int offset, int length) {
+            WorkerLoop.this.onMessage(buffer, offset, length);
+        }
+
+        @Override
+        public void onUnassembled(DirectBuffer head, int offset, int length, long messageLength, OutOfMemoryError error) {
+            onTaskTooLarge(head, offset, length, messageLength, error);
+        }
+    };
     private final TaskArrays arrays;
     private final DoorbellRinger parentDoorbell;
     /** While a result waits for room in the ring: a sleeping parent would never make any. */
@@ -202,6 +212,29 @@ final class WorkerLoop {
         } catch (Throwable t) {
             decodeError = t;
         }
+    }
+
+    /**
+     * A task whose message this worker's heap could not hold while reassembling it (its argument inline, not shared):
+     * the reader dropped the message, and the task fails with the reason. The failure's cause is the
+     * {@link OutOfMemoryError}, so the worker then retires as after any task that exhausted its heap
+     * ({@link #exhaustedHeap}). A group's task ids lie past the first bytes kept, so a group still ends the worker.
+     */
+    private void onTaskTooLarge(DirectBuffer head, int offset, int length, long messageLength, OutOfMemoryError error) {
+        final long heapMiB = Runtime.getRuntime().maxMemory() >> 20;
+        if (length < Protocol.TASK_HEADER || head.getByte(offset) != Protocol.TASK) {
+            System.err.println("sharray worker: a message of " + messageLength + " bytes does not fit in this worker's heap ("
+                + heapMiB + " MiB)");
+            throw error;
+        }
+        taskReady = true;
+        fn = null;
+        arg = null;
+        taskId = head.getLong(offset + 1, ByteOrder.LITTLE_ENDIAN);
+        arrays.beginTask();
+        decodeError = new MalformedDataException("cannot read the task: its message of " + messageLength
+            + " bytes does not fit in the worker's heap (" + heapMiB + " MiB); give the pool's workers a larger heapSize,"
+            + " or pass the data as SharedArrays (or heap arrays above maxBytes, which are shared), not inline", error);
     }
 
     /**
