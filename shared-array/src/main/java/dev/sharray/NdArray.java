@@ -396,7 +396,13 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
         Conversions.checkWrite(dtype, float.class);
         checkLength(src.length, "source");
         int[] i = {0};
-        forEachLocation(loc -> storeDouble(loc, src[i[0]++]));
+        if (dtype == DType.FLOAT32) {
+            // float to float, the bits as they are (as NumPy's copy and the dense path's memcpy): through a double
+            // a signalling NaN came back quiet, 0x7f800001 stored as 0x7fc00001
+            forEachLocation(loc -> writeFloat(loc, src[i[0]++]));
+        } else {
+            forEachLocation(loc -> storeDouble(loc, src[i[0]++]));
+        }
     }
 
     /** @param src exactly {@link #size()} values, row-major */

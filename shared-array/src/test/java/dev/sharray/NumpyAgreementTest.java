@@ -108,4 +108,42 @@ class NumpyAgreementTest {
             }
         }
     }
+    @Test
+    void floatCopiesIntoFloat32ViewsKeepEveryNanPayloadAsNumpyCopiesDo() throws Exception {
+        // signalling NaNs (quiet bit clear) of both signs, a quiet NaN with a payload, and ordinary values
+        int[] bits = {0x7f800001, 0xff800005, 0x7fa783b0, 0x7fc58d5e, 0x3f800000, 0x80000000};
+        float[] values = new float[bits.length];
+        for (int i = 0; i < bits.length; i++) {
+            values[i] = Float.intBitsToFloat(bits[i]);
+        }
+        try (SharedArray a = SharedArray.create(DType.FLOAT32, 2, 3); SharedArray t = a.transpose();
+             SharedArray r = SharedArray.create(DType.FLOAT32, 12); SharedArray every2nd = r.slice(0, 10, -1, -2)) {
+            t.copyFrom(values);
+            every2nd.copyFrom(values);
+            String numpy = Python.run(String.join("\n",
+                "import sys, numpy as np",
+                "v = np.array([int(x, 16) for x in sys.argv[1].split()], dtype=np.uint32).view(np.float32)",
+                "a = np.zeros((2, 3), np.float32)",
+                "a.T[...] = v.reshape(3, 2)",
+                "r = np.zeros(12, np.float32)",
+                "r[10::-2] = v",
+                "print(' '.join('%x' % x for x in np.concatenate([a.ravel(), r]).view(np.uint32)))"),
+                java.util.Arrays.stream(bits).mapToObj(Integer::toHexString).collect(java.util.stream.Collectors.joining(" ")));
+            HeapArray h = HeapArray.zeros(DType.FLOAT32, 6);
+            h.copyFrom(values);
+            StringBuilder java = new StringBuilder();
+            for (float f : a.toFloatArray()) {
+                java.append(Integer.toHexString(Float.floatToRawIntBits(f))).append(' ');
+            }
+            for (float f : r.toFloatArray()) {
+                java.append(Integer.toHexString(Float.floatToRawIntBits(f))).append(' ');
+            }
+            // before: a strided view or a heap array took each float through a double, which quieted the signalling
+            // NaNs (0x7f800001 became 0x7fc00001); a dense view's memcpy kept them
+            assertEquals(numpy, java.toString().trim());
+            for (int i = 0; i < bits.length; i++) {
+                assertEquals(bits[i], Float.floatToRawIntBits(((float[]) h.data())[i]), "heap element " + i);
+            }
+        }
+    }
 }
