@@ -111,7 +111,7 @@ final class NpyHeader {
         }
         String dict = new String(text.array(), 0, text.position(),
             major == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
-        NpyHeader h = parseDict(dict, prefix + headerLength);
+        NpyHeader h = parseDict(dict, prefix + headerLength, major <= 2);
         if (Long.compareUnsigned(h.dataOffset + h.dataBytes(), fileSize) > 0) {
             throw new InvalidDescriptorException("npy.shape", "shape " + Shapes.tuple(h.shape) + " needs "
                 + h.dataBytes() + " data bytes but the file has " + (fileSize - h.dataOffset));
@@ -119,8 +119,17 @@ final class NpyHeader {
         return h;
     }
 
+    /** The dict of a format 1.0 or 2.0 header (a dimension may carry Python 2's {@code L}). */
     static NpyHeader parseDict(String dict, long dataOffset) {
-        DictParser p = new DictParser(dict);
+        return parseDict(dict, dataOffset, true);
+    }
+
+    /**
+     * @param python2Longs whether a dimension may end in Python 2's {@code L}: NumPy drops it from format 1.0 and
+     *     2.0 headers only, and refuses a 3.0 header that has one ("Cannot parse header"): 3.0 came after Python 2
+     */
+    static NpyHeader parseDict(String dict, long dataOffset, boolean python2Longs) {
+        DictParser p = new DictParser(dict, python2Longs);
         String descr = null;
         Boolean fortran = null;
         long[] shape = null;
@@ -157,10 +166,12 @@ final class NpyHeader {
     /** Just enough of a Python literal parser for the header dict. */
     private static final class DictParser {
         private final String s;
+        private final boolean python2Longs;
         private int i;
 
-        DictParser(String s) {
+        DictParser(String s, boolean python2Longs) {
             this.s = s;
+            this.python2Longs = python2Longs;
         }
 
         /** Python's whitespace between tokens: ASCII only, as NumPy's reader (literal_eval) takes it. */
@@ -230,6 +241,11 @@ final class NpyHeader {
             while (!peek(')')) {
                 dims.add(dimension());
                 if (i < s.length() && s.charAt(i) == 'L') {
+                    if (!python2Longs) {
+                        throw new InvalidDescriptorException("shape", "dimension " + dims.get(dims.size() - 1)
+                            + "L at position " + i + ": a Python 2 long, which NumPy reads in format 1.0 and 2.0"
+                            + " headers only");
+                    }
                     i++; // a Python 2 long, as NumPy reads too
                 }
                 if (!peek(')')) {

@@ -146,4 +146,49 @@ class NumpyAgreementTest {
             }
         }
     }
+    @Test
+    void aPython2LongInTheShapeIsReadFromFormat2HeadersButRefusedInFormat3AsNumpyDoes(@TempDir Path dir) throws Exception {
+        for (int major : new int[] {1, 2, 3}) {
+            String dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (2L, 3), }";
+            int prefix = major == 1 ? 10 : 12;
+            StringBuilder padded = new StringBuilder(dict);
+            while ((prefix + padded.length() + 1) % 64 != 0) {
+                padded.append(' ');
+            }
+            byte[] text = padded.append('\n').toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(prefix + text.length + 48)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            b.put(new byte[] {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', (byte) major, 0});
+            if (major == 1) {
+                b.putShort((short) text.length);
+            } else {
+                b.putInt(text.length);
+            }
+            b.put(text);
+            for (int i = 0; i < 6; i++) {
+                b.putDouble(i);
+            }
+            Path file = dir.resolve("v" + major + ".npy");
+            Files.write(file, b.array());
+            String numpy = Python.run(String.join("\n",
+                "import sys, numpy as np",
+                "try:",
+                "    print(np.load(sys.argv[1], mmap_mode='r').shape)",
+                "except ValueError as e:",
+                "    print('refused')"), file.toString());
+            if (major < 3) {
+                assertEquals("(2, 3)", numpy);
+                try (SharedArray a = SharedArray.openNpy(file)) {
+                    assertArrayEquals(new long[] {2, 3}, a.shape());
+                    assertEquals(5.0, a.getDouble(1, 2));
+                }
+            } else {
+                assertEquals("refused", numpy);
+                // before: read as (2, 3) whatever the version; format 3.0 came after Python 2 and has no longs
+                InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> SharedArray.openNpy(file));
+                assertEquals("shape", e.field());
+                assertTrue(e.getMessage().contains("2L"), e.getMessage());
+            }
+        }
+    }
 }
