@@ -46,7 +46,8 @@ public enum DType {
 
     /**
      * Finds the dtype for a NumPy type string; {@code '<'}, {@code '|'} and {@code '='} are accepted for
-     * single-byte types and little-endian types alike.
+     * single-byte types and little-endian types alike, and so is a string without a byte-order character
+     * ({@code "f8"}), which NumPy reads in native order.
      *
      * @param descr NumPy type string such as {@code "<f8"}
      * @return the dtype
@@ -56,14 +57,14 @@ public enum DType {
         if (descr == null || descr.length() < 2) {
             throw new InvalidDescriptorException("descr", "unsupported NumPy dtype '" + descr + "'");
         }
-        char order = descr.charAt(0);
-        String kind = descr.substring(1);
+        // a type string without a byte-order character (hand-written: np.save always writes one) is in native order,
+        // as NumPy reads it; sharray runs only on little-endian machines
+        final boolean ordered = "<>|=".indexOf(descr.charAt(0)) >= 0;
+        char order = ordered ? descr.charAt(0) : '=';
+        String kind = ordered ? descr.substring(1) : descr;
         if (order == '>' && !kind.endsWith("1")) {
             throw new InvalidDescriptorException("descr",
                 "big-endian dtype '" + descr + "' is not supported; sharray arrays are little-endian");
-        }
-        if (order != '<' && order != '|' && order != '=' && order != '>') {
-            throw new InvalidDescriptorException("descr", "unsupported NumPy dtype '" + descr + "'");
         }
         for (DType t : VALUES) {
             if (t.numpyDescr.substring(1).equals(kind)) {

@@ -191,4 +191,43 @@ class NumpyAgreementTest {
             }
         }
     }
+
+    @Test
+    void aTypeStringWithoutAByteOrderIsReadInNativeOrderAsNumpyReadsIt(@TempDir Path dir) throws Exception {
+        for (DType t : DType.values()) {
+            String descr = t.numpyDescr().substring(1); // "f8": hand-written, np.save always writes "<f8"
+            String dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (3,), }";
+            StringBuilder padded = new StringBuilder(dict);
+            while ((10 + padded.length() + 1) % 64 != 0) {
+                padded.append(' ');
+            }
+            byte[] text = padded.append('\n').toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(10 + text.length + 3 * t.byteSize())
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            b.put(new byte[] {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0}).putShort((short) text.length).put(text);
+            for (int v = 1; v <= 3; v++) {
+                switch (t) {
+                    case INT8, UINT8 -> b.put((byte) v);
+                    case INT16 -> b.putShort((short) v);
+                    case INT32 -> b.putInt(v);
+                    case INT64 -> b.putLong(v);
+                    case FLOAT32 -> b.putFloat(v);
+                    case FLOAT64 -> b.putDouble(v);
+                }
+            }
+            Path file = dir.resolve(descr + ".npy");
+            Files.write(file, b.array());
+            String numpy = Python.run(String.join("\n",
+                "import sys, numpy as np",
+                "a = np.load(sys.argv[1], mmap_mode='r')",
+                "print(a.dtype.str, a.tolist())"), file.toString());
+            String values = t.isFloating() ? "[1.0, 2.0, 3.0]" : "[1, 2, 3]";
+            assertEquals(t.numpyDescr() + " " + values, numpy);
+            // before: "unsupported NumPy dtype 'f8'", though NumPy reads the file and "<f8" is supported
+            try (SharedArray a = SharedArray.openNpy(file)) {
+                assertEquals(t, a.dtype());
+                assertEquals(6.0, a.sum(), descr);
+            }
+        }
+    }
 }
