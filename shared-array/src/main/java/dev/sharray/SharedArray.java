@@ -37,6 +37,9 @@ import org.agrona.UnsafeApi;
  * and the like) and {@link #prefault()}, of 64 MiB or more, lend the work to the common
  * {@link java.util.concurrent.ForkJoinPool}'s idle threads too (one thread does not reach the memory's
  * speed); a busy common pool leaves it to the calling thread.
+ *
+ * <p>Creating and opening arrays are not interruptible (they are short and wait for no one): on an interrupted
+ * thread they succeed, and the thread's interrupt is still set afterwards.
  */
 public final class SharedArray extends NdArray implements AutoCloseable {
     /** Test hook: runs in {@link #open} once a descriptor's path is resolved, before the file is checked and mapped. */
@@ -203,6 +206,10 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      */
     public static SharedArray open(Descriptor descriptor) {
         Objects.requireNonNull(descriptor, "descriptor");
+        return InterruptsSetAside.call(() -> openNow(descriptor));
+    }
+
+    private static SharedArray openNow(Descriptor descriptor) {
         Reaper.onFirstUse();
         Segment seg = Segments.reuseMappedArray(descriptor.path());
         if (seg == null) {
@@ -245,6 +252,10 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      */
     public static SharedArray openNpy(Path file) {
         Objects.requireNonNull(file, "file");
+        return InterruptsSetAside.call(() -> openNpyNow(file));
+    }
+
+    private static SharedArray openNpyNow(Path file) {
         Path real = realPath(file.toAbsolutePath());
         requireRegularFile(real);
         Segment seg = openSegment(real, TempFolders.isSharrayDataFile(real));
@@ -1088,6 +1099,10 @@ public final class SharedArray extends NdArray implements AutoCloseable {
          *     delete the array's files before the next reaper pass, and its folder is gone
          */
         public SharedArray create() {
+            return InterruptsSetAside.call(this::createNow);
+        }
+
+        private SharedArray createNow() {
             Shapes.checkShape(shape, dtype);
             Segments.checkNotExiting();
             Reaper.onFirstUse();
