@@ -275,6 +275,7 @@ public final class ProcessPool implements AutoCloseable {
         timeout = checkedTimeout(timeout);
         final SharingSession sharing = newSharing();
         final Task task;
+        final boolean interrupted = Thread.interrupted(); // see map
         try {
             FunctionCodec.checkArgumentArrives(fn, arg, config.reducers);
             final FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
@@ -282,6 +283,10 @@ public final class ProcessPool implements AutoCloseable {
         } catch (RuntimeException | Error e) { // e.g. a user reducer's AssertionError: its copies must not leak
             sharing.close();
             throw e;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         enqueue(task);
         return (CompletableFuture<R>) task.future;
@@ -325,6 +330,10 @@ public final class ProcessPool implements AutoCloseable {
         final SharingSession sharing = newSharing();
         final List<Task> tasks = new ArrayList<>(args.size());
         final TaskGrouping grouping;
+        // encoded with the caller's interrupt put aside: sharing a large heap array creates a file, mapped through
+        // a channel that an interrupt closes ("cannot create an array in ...: null"), where the call is documented
+        // as not interruptible
+        final boolean interrupted = Thread.interrupted();
         try {
             for (T arg : args) {
                 FunctionCodec.checkArgumentArrives(fn, arg, config.reducers);
@@ -354,6 +363,10 @@ public final class ProcessPool implements AutoCloseable {
         } catch (RuntimeException | Error e) { // e.g. a user reducer's AssertionError: its copies must not leak
             sharing.close();
             throw e;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         for (int i = 0; i < tasks.size(); i++) {
             try {
@@ -896,6 +909,10 @@ public final class ProcessPool implements AutoCloseable {
         }
         final int work;
         final Task done;
+        // an interrupt of the thread that pumps (a waiting caller's, or one a callback left on the result thread)
+        // is not meant for the answers it reads, which may be other callers': opening a result's arrays maps
+        // files through channels that an interrupt closes, which failed those tasks (MalformedDataException)
+        final boolean interrupted = Thread.interrupted();
         try {
             if (beforeSleep) {
                 for (Worker w : workers) {
@@ -906,6 +923,9 @@ public final class ProcessPool implements AutoCloseable {
             done = takeDone();
         } finally {
             pumpLock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt(); // the caller's, kept as the wait promises
+            }
         }
         afterPump(done);
         return work;

@@ -202,6 +202,9 @@ final class ResultThread {
         long idleSince = System.nanoTime();
         long polledNanos = 0;
         while (!pool.closed()) {
+            // a callback run on this thread may leave it interrupted (e.g. one that restores an interrupt it caught):
+            // not meant for this thread, and kept, it would make every park and doorbell wait below return at once
+            Thread.interrupted();
             if (pool.tasksInFlight() > 0 && !pool.callerPolling()) {
                 final int work = pool.tryPump(false);
                 // with only long tasks running, the next answer is milliseconds away: sleep at once
