@@ -123,10 +123,6 @@ final class OutputForwarder {
      * @param millis upper bound of the wait
      */
     void awaitEnd(long millis) {
-        try {
-            thread.join(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Uninterruptibly.join(thread, millis);
     }
 }

@@ -1441,11 +1441,7 @@ public final class ProcessPool implements AutoCloseable {
             state.set(CLOSED);
             // no replacement may start from now on; wait for one in progress to settle
             supervisor.shutdown();
-            try {
-                supervisor.awaitTermination(STOP_GRACE_MILLIS * 2, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            Uninterruptibly.awaitTermination(supervisor, STOP_GRACE_MILLIS * 2);
             results.stop(STOP_GRACE_MILLIS);
             final Worker[] all = workers;
             for (Worker w : all) {
@@ -1526,13 +1522,16 @@ public final class ProcessPool implements AutoCloseable {
     private void awaitStopped() {
         synchronized (stopLock) {
             // also while another close() still drains (CLOSING): a second close() returns only once stopped
+            boolean interrupted = false;
             while (!stopped && state.get() != RUNNING) {
                 try {
                     stopLock.wait(100);
                 } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
+                    interrupted = true; // returned at once, before the pool had stopped; kept for the caller
                 }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -156,11 +156,7 @@ final class ResultThread {
         // not when a callback on this thread closes the pool: it would wait out the grace for itself (it ends once
         // the callback returns and it sees the pool closed)
         if (thread.isAlive() && !isCurrentThread()) {
-            try {
-                thread.join(graceMillis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            Uninterruptibly.join(thread, graceMillis);
         }
         if (bell != null) {
             bell.close(); // the binder has ended: nobody sets it again

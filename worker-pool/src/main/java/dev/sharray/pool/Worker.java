@@ -7,7 +7,6 @@ import org.agrona.collections.IntHashSet;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteOrder;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -346,11 +345,7 @@ final class Worker {
 
     /** Waits up to {@link #EXIT_GRACE_MILLIS} for {@code p} to end. */
     static void awaitExit(Process p) {
-        try {
-            p.waitFor(EXIT_GRACE_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Uninterruptibly.waitFor(p, EXIT_GRACE_MILLIS); // an interrupted close() must still wait for its workers
     }
 
     /** Closes stdin: the worker's parent watch sees end-of-file and exits. */
