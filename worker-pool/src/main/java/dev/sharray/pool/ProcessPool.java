@@ -1809,9 +1809,18 @@ public final class ProcessPool implements AutoCloseable {
             c.resultSleepNanos = resultSleepNanos;
             c.out = System.out;
             c.err = System.err;
-            final ProcessPool pool = new ProcessPool(c);
-            pool.start();
-            return pool;
+            // started with the caller's interrupt put aside: a worker's ring file is mapped through a channel that an
+            // interrupt closes, which failed the build with "cannot start worker 1" (ClosedByInterruptException)
+            final boolean interrupted = Thread.interrupted();
+            try {
+                final ProcessPool pool = new ProcessPool(c);
+                pool.start();
+                return pool;
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         }
     }
 }

@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * that had been interrupted, reading the answers of every caller, failed their array results with
  * {@code MalformedDataException}; a callback that left the result thread interrupted failed every later array result
  * of the pool (and the thread spun, every park returning at once); and {@code map} of a large heap array, documented
- * as not interruptible, failed with "cannot create an array in ...: null".
+ * as not interruptible, failed with "cannot create an array in ...: null", as building a pool failed with "cannot start
+ * worker 1".
  */
 class InterruptedThreadsTest {
     private static ProcessPool pool;
@@ -119,6 +120,17 @@ class InterruptedThreadsTest {
         } finally {
             Thread.interrupted();
             unblock.countDown();
+        }
+    }
+
+    @Test
+    void aPoolBuiltOnAnInterruptedThreadStartsAndKeepsTheInterrupt() throws Exception {
+        Thread.currentThread().interrupt();
+        try (ProcessPool built = ProcessPool.create(1)) {
+            assertTrue(Thread.interrupted(), "the build keeps the caller's interrupt");
+            assertEquals(3, built.submit((Integer x) -> x + 1, 2).get(30, TimeUnit.SECONDS));
+        } finally {
+            Thread.interrupted();
         }
     }
 
