@@ -244,9 +244,10 @@ public final class ProcessPool implements AutoCloseable {
      * @param <T> argument type
      * @param <R> result type
      * @return the result's future; it fails with {@link RemoteTaskException}, {@link WorkerCrashedException}
-     *         or {@link TaskTimeoutException}. Cancelling it ({@code cancel(true)} too) keeps a queued task from
-     *         running; a running one runs to its end in its worker, which stays busy meanwhile (its result is
-     *         dropped): a timeout is what stops a running task
+     *         or {@link TaskTimeoutException}. Cancelling it ({@code cancel(true)} too), or completing it yourself
+     *         ({@code orTimeout}...), keeps a queued task from running and releases its arrays at once; a running
+     *         one runs to its end in its worker, which stays busy meanwhile (its result is dropped): a timeout is
+     *         what stops a running task
      * @throws IllegalStateException when the pool is closed
      * @throws dev.sharray.reducers.ReducerException when {@code fn} or {@code arg} holds a value no reducer handles,
      *         or {@code arg} is a collection that arrives as a class {@code fn}'s parameter cannot hold (a
@@ -531,6 +532,7 @@ public final class ProcessPool implements AutoCloseable {
     CompletableFuture<Object> submitEncoded(FunctionCodec.Encoded fn, byte[] arg) {
         final Task.Batch alone = new Task.Batch(1, null);
         final Task t = new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this, alone), fn, arg, null, alone, -1);
+        t.future.bind(t);
         enqueue(t);
         return t.future;
     }
@@ -573,7 +575,9 @@ public final class ProcessPool implements AutoCloseable {
     private Task newTask(FunctionCodec.Encoded fn, Object arg, Duration timeout, Task.Batch batch, SharingSession sharing,
                          int position) {
         final byte[] argBytes = encoders.get().encode(arg, sharing);
-        return new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this, batch), fn, argBytes, timeout, batch, position);
+        final Task t = new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this, batch), fn, argBytes, timeout, batch, position);
+        t.future.bind(t); // a future its caller completes takes its task off the queue (see TaskFuture#cancel)
+        return t;
     }
 
     /**
@@ -1150,9 +1154,9 @@ public final class ProcessPool implements AutoCloseable {
         final Object result = t.result;
         t.result = null;
         if (t.error != null) {
-            t.future.completeExceptionally(t.error);
+            t.future.settleExceptionally(t.error);
             releaseResultArrays(t); // none unless the result was read before a release failure above
-        } else if (!t.future.complete(result)) {
+        } else if (!t.future.settle(result)) {
             // cancelled or timed out by the caller meanwhile: nobody will release the result's arrays
             releaseResultArrays(t);
         }
@@ -1175,6 +1179,22 @@ public final class ProcessPool implements AutoCloseable {
     private void finishUnsent(Task t) {
         t.batch.taskDone();
         inFlight.decrementAndGet();
+    }
+
+    /**
+     * A task's future is being completed by its caller (cancelled, timed out by {@code orTimeout}): if the task is
+     * still queued, it leaves the queue and is done now, its arrays released. Whoever takes it off the queue owns it: a
+     * dispatcher that took it first finds its future done and finishes it as unsent, or has sent it already (it runs,
+     * its result dropped).
+     *
+     * @return whether the task was queued, and is now done
+     */
+    boolean dropQueued(Task t) {
+        if (queue.remove(t)) {
+            finishUnsent(t);
+            return true;
+        }
+        return false;
     }
 
     // ---------------------------------------------------------------------------------------- faults

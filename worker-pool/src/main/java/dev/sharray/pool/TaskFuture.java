@@ -20,6 +20,8 @@ final class TaskFuture<R> extends CompletableFuture<R> {
     private final ProcessPool pool;
     /** The call the task belongs to. */
     private final Task.Batch batch;
+    /** The task whose own future this is; {@code null} for a dependent stage. */
+    private volatile Task task;
 
     TaskFuture(ProcessPool pool, Task.Batch batch) {
         this.pool = pool;
@@ -29,6 +31,55 @@ final class TaskFuture<R> extends CompletableFuture<R> {
     /** @return whether the task's call is measured to run tasks too long for polling to pay off */
     boolean expectsLongWait() {
         return batch.grouping != null && batch.grouping.tasksOutlastTarget();
+    }
+
+    /** Makes this the future of {@code t}, before {@code t} is queued. */
+    void bind(Task t) {
+        this.task = t;
+    }
+
+    /** Completes the task's future with its result, as the pool does (no look at the queue). */
+    boolean settle(R value) {
+        task = null; // a future kept by its caller must not keep the task's argument bytes
+        return super.complete(value);
+    }
+
+    /** Fails the task's future, as the pool does (no look at the queue). */
+    boolean settleExceptionally(Throwable error) {
+        task = null;
+        return super.completeExceptionally(error);
+    }
+
+    /**
+     * Cancelled by its caller: a task still queued leaves the queue and releases the arrays pinned for it first, rather
+     * than when a worker would have taken it (after the running tasks: hours, with long ones); then the future
+     * completes, so whoever it wakes finds them released.
+     */
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+        dropIfQueued();
+        return super.cancel(mayInterruptIfRunning);
+    }
+
+    /** Completed by its caller (or {@code completeOnTimeout}): as {@link #cancel}. */
+    @Override
+    public boolean complete(R value) {
+        dropIfQueued();
+        return super.complete(value);
+    }
+
+    /** Failed by its caller (or {@code orTimeout}): as {@link #cancel}. */
+    @Override
+    public boolean completeExceptionally(Throwable error) {
+        dropIfQueued();
+        return super.completeExceptionally(error);
+    }
+
+    private void dropIfQueued() {
+        final Task t = task;
+        if (t != null && !isDone() && pool.dropQueued(t)) {
+            task = null;
+        }
     }
 
     @Override

@@ -26,6 +26,11 @@ final class TaskQueue {
         tasks.offerFirst(t);
     }
 
+    /** @return whether {@code t} was queued and this call took it off the queue */
+    boolean remove(Task t) {
+        return tasks.removeFirstOccurrence(t);
+    }
+
     Task poll() {
         return tasks.poll();
     }
