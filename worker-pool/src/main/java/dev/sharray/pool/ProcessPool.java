@@ -1421,11 +1421,14 @@ public final class ProcessPool implements AutoCloseable {
      * never returns) keeps {@code close()} waiting for as long. Give such tasks a timeout
      * ({@link Builder#taskTimeout}, {@link #submit(RemoteFunction, Object, Duration)}), or call
      * {@link #shutdownNow()}, from another thread too: it kills the workers and this {@code close()} returns.
+     *
+     * <p>A second call returns once the pool has stopped; except in a callback run on the pool's result thread, where it
+     * returns at once: the first call's stop waits for that thread.
      */
     @Override
     public void close() {
         if (!state.compareAndSet(RUNNING, CLOSING)) {
-            awaitStopped();
+            awaitStoppedUnlessResultThread();
             return;
         }
         while (inFlight.get() > 0 && !shutdownNow) {
@@ -1438,12 +1441,13 @@ public final class ProcessPool implements AutoCloseable {
 
     /**
      * Stops at once: queued tasks and running tasks fail with {@link CancellationException}, workers
-     * are killed, files and mappings removed. Idempotent.
+     * are killed, files and mappings removed. Idempotent; a call once the pool is stopping returns as a second
+     * {@link #close()} does.
      */
     public void shutdownNow() {
         shutdownNow = true;
         if (state.get() == CLOSED) {
-            awaitStopped();
+            awaitStoppedUnlessResultThread();
             return;
         }
         state.compareAndSet(RUNNING, CLOSING);
@@ -1536,6 +1540,16 @@ public final class ProcessPool implements AutoCloseable {
             return t;
         } finally {
             pumpLock.unlock();
+        }
+    }
+
+    /**
+     * Another call stops the pool: waits until it has, unless this is the result thread (a callback closing the pool),
+     * which that stop waits for (up to {@link #STOP_GRACE_MILLIS}): both waited, the stop stalled for the whole grace.
+     */
+    private void awaitStoppedUnlessResultThread() {
+        if (!results.isCurrentThread()) {
+            awaitStopped();
         }
     }
 

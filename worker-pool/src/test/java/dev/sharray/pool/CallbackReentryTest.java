@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -154,6 +155,38 @@ class CallbackReentryTest {
             return x;
         }));
         assertTrue(pool.isClosed());
+        assertEquals(0, pool.size());
+    }
+
+    /**
+     * Another thread's {@code close()} stops the pool while a callback on the result thread closes it too. The
+     * callback's call waited for that stop, which waits for the result thread: the stop stalled for its whole grace (5 s)
+     * before it went on. The callback's call now returns at once, while the pool is still stopping (its worker alive).
+     */
+    @Test
+    void aCallbackOnTheResultThreadClosingAPoolAnotherThreadClosesDoesNotWaitForThatClose() throws Exception {
+        final List<Long> pids = pool.workerPids();
+        final CountDownLatch inCallback = new CountDownLatch(1);
+        final AtomicReference<String> callbackThread = new AtomicReference<>();
+        final AtomicReference<List<Long>> aliveAfterItsClose = new AtomicReference<>();
+        try (SharedArray go = SharedArray.copyOf(new long[1])) {
+            pool.submit(plusOneOnceGo(go), 1).thenRun(() -> {
+                callbackThread.set(Thread.currentThread().getName());
+                inCallback.countDown();
+                final long deadline = System.nanoTime() + GUARD.toNanos();
+                while (!pool.isClosed() && System.nanoTime() < deadline) {
+                    Thread.onSpinWait(); // until the other thread's close() has begun
+                }
+                pool.close();
+                aliveAfterItsClose.set(pids.stream()
+                    .filter(p -> ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false)).toList());
+            });
+            go.setLong(1, 0);
+            assertTrue(inCallback.await(GUARD.toSeconds(), TimeUnit.SECONDS));
+        }
+        assertTimeoutPreemptively(GUARD, pool::close);
+        assertTrue(callbackThread.get().endsWith("-results"), callbackThread.get());
+        assertEquals(pids, aliveAfterItsClose.get(), "the callback's close() waited for the stop that waits for it");
         assertEquals(0, pool.size());
     }
 
