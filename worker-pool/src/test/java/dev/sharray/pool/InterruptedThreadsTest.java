@@ -1,6 +1,7 @@
 package dev.sharray.pool;
 
 import dev.sharray.DType;
+import dev.sharray.RefCountFileHooks;
 import dev.sharray.SharedArray;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -120,6 +121,27 @@ class InterruptedThreadsTest {
         } finally {
             Thread.interrupted();
             unblock.countDown();
+        }
+    }
+
+    /**
+     * An interrupt that reaches the reading thread while it opens a result's array (an executor's shutdownNow() on a
+     * thread waiting for a task of its own) failed that result, which may be another caller's: it is now read again.
+     */
+    @Test
+    void anInterruptThatComesWhileAnAnswerIsReadDoesNotFailIt() throws Exception {
+        final AtomicReference<String> interrupted = new AtomicReference<>();
+        RefCountFileHooks.beforeAccess(path -> {
+            if (interrupted.compareAndSet(null, Thread.currentThread().getName())) {
+                Thread.currentThread().interrupt(); // as if another thread interrupted this one just now
+            }
+        });
+        try {
+            assertArrayResult(pool.submit(SLOW_ARRAY, 9).get(30, TimeUnit.SECONDS), 9);
+            assertTrue(interrupted.get() != null, "the answer's array was opened without the hook");
+        } finally {
+            RefCountFileHooks.beforeAccess(null);
+            Thread.interrupted(); // when this thread read the answer, it has the interrupt back
         }
     }
 
