@@ -148,6 +148,8 @@ public final class ProcessPool implements AutoCloseable {
     private volatile Runnable afterExitTookTask;
     /** Test hook (null in use): runs when a task has timed out, before its worker is killed (pump lock held). */
     private volatile Runnable beforeTimeoutKill;
+    /** Test hook (null in use): runs in the stop, once the result thread has ended, before the workers are stopped. */
+    private volatile Runnable duringStop;
     /**
      * Answered tasks found by the current pump, completed after the pump lock is released; and tasks settled by a
      * worker's exit, completed by the next pump.
@@ -500,6 +502,11 @@ public final class ProcessPool implements AutoCloseable {
     /** Test hook: {@code hook} runs when a task has timed out, under the pump lock, before its worker is killed. */
     void beforeTimeoutKill(Runnable hook) {
         beforeTimeoutKill = hook;
+    }
+
+    /** Test hook: {@code hook} runs in the stop, before the workers are stopped (null: none). */
+    void duringStop(Runnable hook) {
+        duringStop = hook;
     }
 
     private static void runHook(Runnable hook) {
@@ -1466,59 +1473,77 @@ public final class ProcessPool implements AutoCloseable {
             if (stopped) {
                 return;
             }
-            state.set(CLOSED);
-            // no replacement may start from now on; wait for one in progress to settle
-            supervisor.shutdown();
-            Uninterruptibly.awaitTermination(supervisor, STOP_GRACE_MILLIS * 2);
-            results.stop(STOP_GRACE_MILLIS);
-            final Worker[] all = workers;
-            for (Worker w : all) {
-                if (kill) {
-                    w.state.set(Worker.KILLED); // refuses sends: a task published after the drain below is requeued
-                    w.process.destroyForcibly();
-                } else {
-                    w.state.set(Worker.STOPPING);
-                    w.sendControl(Protocol.STOP, 0);
-                    // also end its stdin watcher, which a JVM exit would otherwise wait ~300 ms for
-                    w.closeStdin();
-                }
-            }
-            for (Worker w : all) {
-                if (!kill) {
-                    w.awaitExit();
-                }
-                w.closeStdin();
-                w.process.destroyForcibly();
-                w.awaitExit();
-                starter.exited(w);
-                reapEnded(w); // killed, or stopped but held to its grace: what it created may be left
-                releaseTimedOutPins(w);
-            }
-            pumpLock.lock();
+            boolean done = false;
             try {
-                workers = new Worker[0];
-                for (Worker w : all) {
-                    for (Task t = w.inFlight.getAndSet(null); t != null; ) {
-                        final Task next = t.nextInGroup;
-                        t.nextInGroup = null;
-                        t.error = shutDown();
-                        pushDone(t);
-                        t = next;
+                stopOnce(kill);
+                done = true;
+            } finally {
+                if (!done) {
+                    // cut short (an Error: out of memory, a class that cannot load at the open-file limit): no worker
+                    // may outlive the pool, and a later close() must not wait for a stop that never ends (it did)
+                    for (Worker w : workers) {
+                        w.process.destroyForcibly();
                     }
                 }
-            } finally {
-                pumpLock.unlock();
+                stopped = true;
+                stopLock.notifyAll();
             }
-            for (Worker w : all) {
-                w.unmap();
-                w.stdout.awaitEnd(1000);
-                w.stderr.awaitEnd(1000);
-            }
-            settleStopped();
-            copies.close(); // every call has completed: its copies are back in the cache or released
-            stopped = true;
-            stopLock.notifyAll();
         }
+    }
+
+    /** Stops the pool (stop lock held): see {@link #stop}. */
+    private void stopOnce(boolean kill) {
+        state.set(CLOSED);
+        // no replacement may start from now on; wait for one in progress to settle
+        supervisor.shutdown();
+        Uninterruptibly.awaitTermination(supervisor, STOP_GRACE_MILLIS * 2);
+        results.stop(STOP_GRACE_MILLIS);
+        runHook(duringStop);
+        final Worker[] all = workers;
+        for (Worker w : all) {
+            if (kill) {
+                w.state.set(Worker.KILLED); // refuses sends: a task published after the drain below is requeued
+                w.process.destroyForcibly();
+            } else {
+                w.state.set(Worker.STOPPING);
+                w.sendControl(Protocol.STOP, 0);
+                // also end its stdin watcher, which a JVM exit would otherwise wait ~300 ms for
+                w.closeStdin();
+            }
+        }
+        for (Worker w : all) {
+            if (!kill) {
+                w.awaitExit();
+            }
+            w.closeStdin();
+            w.process.destroyForcibly();
+            w.awaitExit();
+            starter.exited(w);
+            reapEnded(w); // killed, or stopped but held to its grace: what it created may be left
+            releaseTimedOutPins(w);
+        }
+        pumpLock.lock();
+        try {
+            workers = new Worker[0];
+            for (Worker w : all) {
+                for (Task t = w.inFlight.getAndSet(null); t != null; ) {
+                    final Task next = t.nextInGroup;
+                    t.nextInGroup = null;
+                    t.error = shutDown();
+                    pushDone(t);
+                    t = next;
+                }
+            }
+        } finally {
+            pumpLock.unlock();
+        }
+        for (Worker w : all) {
+            w.unmap();
+            w.stdout.awaitEnd(1000);
+            w.stderr.awaitEnd(1000);
+        }
+        settleStopped();
+        copies.close(); // every call has completed: its copies are back in the cache or released
     }
 
     /**
