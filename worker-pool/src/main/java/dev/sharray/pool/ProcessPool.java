@@ -1442,12 +1442,22 @@ public final class ProcessPool implements AutoCloseable {
             awaitStoppedUnlessResultThread();
             return;
         }
-        while (inFlight.get() > 0 && !shutdownNow) {
-            if (tryPump() == 0) {
-                LockSupport.parkNanos(200_000);
+        // the caller's interrupt is put aside while it drains, and given back: kept set, it made every park below
+        // return at once, a busy loop taking a core from the workers for as long as the last tasks ran
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (inFlight.get() > 0 && !shutdownNow) {
+                if (tryPump() == 0) {
+                    LockSupport.parkNanos(200_000);
+                }
+                interrupted |= Thread.interrupted();
+            }
+            stop(false);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
-        stop(false);
     }
 
     /**
