@@ -933,9 +933,8 @@ public final class ProcessPool implements AutoCloseable {
             work = pumpLocked();
             done = takeDone();
         } finally {
-            final boolean taken = resultDecoder.takeInterrupts(); // an interrupt that came while it read (pump lock held)
             pumpLock.unlock();
-            if (interrupted || taken) {
+            if (interrupted) {
                 Thread.currentThread().interrupt(); // the caller's, kept as the wait promises
             }
         }
@@ -1223,9 +1222,6 @@ public final class ProcessPool implements AutoCloseable {
             // the ring's end, so a second one takes what lies past its wrap
             pollWorker(w, Integer.MAX_VALUE);
             pollWorker(w, Integer.MAX_VALUE);
-            if (resultDecoder.takeInterrupts()) {
-                Thread.currentThread().interrupt(); // this thread's own, taken while it read (see ResultDecoder)
-            }
             removeWorker(w);
             // sends are refused before the task is taken: a dispatcher that claimed this worker and publishes its
             // task after the take finds the send refused and requeues the task, which would otherwise wait for

@@ -26,47 +26,6 @@ final class ResultDecoder {
      * arrays released: a task always completes.
      */
     void decode(Task t, DirectBuffer buffer, int offset, int length) {
-        for (int attempt = 1; ; attempt++) {
-            final Throwable failure = decodeOnce(t, buffer, offset, length);
-            if (failure == null || attempt == MAX_ATTEMPTS || !closedByInterrupt(failure)) {
-                break;
-            }
-            // the pumping thread was interrupted while it opened an array (ExecutorService.shutdownNow() on a
-            // thread waiting for a task of its own, say): not meant for this result, which may be another caller's
-            interruptsTaken |= Thread.interrupted();
-            t.error = null;
-            t.result = null;
-        }
-        reader.wrap(ScratchBuffers.EMPTY, 0, 0, null); // the message's buffer may be a large reassembly
-    }
-
-    /** How often a result whose arrays an interrupt kept from opening is read again. */
-    private static final int MAX_ATTEMPTS = 16;
-
-    /** Whether the pumping thread's interrupt was taken while a result was read again (see {@link #decode}). */
-    private boolean interruptsTaken;
-
-    /** @return whether {@link #decode} took the pumping thread's interrupt since the last call; clears the record */
-    boolean takeInterrupts() {
-        final boolean taken = interruptsTaken;
-        interruptsTaken = false;
-        return taken;
-    }
-
-    /** @return whether {@code e} comes of a channel closed because its thread was interrupted */
-    private static boolean closedByInterrupt(Throwable e) {
-        int depth = 0;
-        for (Throwable c = e; c != null && depth < 16; c = c.getCause(), depth++) {
-            if (c instanceof java.nio.channels.ClosedByInterruptException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** @return what kept this JVM from reading the result (then also the task's error), or null */
-    private Throwable decodeOnce(Task t, DirectBuffer buffer, int offset, int length) {
-        Throwable failure = null;
         try {
             reader.wrap(buffer, offset + Protocol.RESULT_HEADER, length - Protocol.RESULT_HEADER, opened);
             if (buffer.getByte(offset + 9) == Protocol.OK) {
@@ -82,7 +41,6 @@ final class ResultDecoder {
         } catch (RuntimeException | Error e) {
             // an Error too (a user reducer's AssertionError or StackOverflowError, a fault reading a truncated
             // array): it fails this task; escaping, it would end the result thread and every later call would hang
-            failure = e;
             t.error = e instanceof MalformedDataException ? e : new MalformedDataException("cannot read result: " + e, e);
             try {
                 opened.close();
@@ -91,7 +49,7 @@ final class ResultDecoder {
             }
         }
         t.resultHoldsArrays = (buffer.getByte(offset + 10) & Protocol.HOLDS_ARRAYS) != 0;
-        return failure;
+        reader.wrap(ScratchBuffers.EMPTY, 0, 0, null); // the message's buffer may be a large reassembly
     }
 
     /**

@@ -93,9 +93,19 @@ class InterruptedThreadsTest {
     void anInterruptedCallerReadsAnswersIntactAndKeepsItsInterrupt() throws Exception {
         final CountDownLatch blocked = new CountDownLatch(1);
         final CountDownLatch unblock = new CountDownLatch(1);
-        // the result thread waits in this callback: only the interrupted caller below reads answers meanwhile
-        pool.submit((Integer x) -> x, 1).thenRun(() -> {
+        final AtomicReference<String> callbackThread = new AtomicReference<>();
+        // the result thread waits in this callback: only the interrupted caller below reads answers meanwhile. The task
+        // sleeps so that the callback is attached before its answer is read: attached after, it would run on this
+        // thread, at once, and wait out its whole bound here
+        pool.submit((Integer x) -> {
+            Thread.sleep(300);
+            return x;
+        }, 1).thenRun(() -> {
+            callbackThread.set(Thread.currentThread().getName());
             blocked.countDown();
+            if (!Thread.currentThread().getName().endsWith("-results")) {
+                return;
+            }
             try {
                 unblock.await(60, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -104,6 +114,7 @@ class InterruptedThreadsTest {
         });
         try {
             assertTrue(blocked.await(30, TimeUnit.SECONDS));
+            assertTrue(callbackThread.get().endsWith("-results"), "the callback ran on " + callbackThread.get());
             final CompletableFuture<SharedArray> f = pool.submit(SLOW_ARRAY, 7);
             Thread.currentThread().interrupt();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -116,6 +127,7 @@ class InterruptedThreadsTest {
                     // again
                 }
             }
+            assertTrue(f.isDone(), "the interrupted caller read the answer while the result thread was held");
             assertTrue(Thread.interrupted(), "the caller's interrupt is kept");
             assertArrayResult(f.getNow(null), 7);
         } finally {
