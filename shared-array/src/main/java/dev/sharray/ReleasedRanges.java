@@ -67,6 +67,22 @@ final class ReleasedRanges {
         }
     }
 
+    /**
+     * Frees every reserved range now: their map entries are wanted when the process nears its limit on them
+     * ({@link MapEntries}), as ranges pushed out by later ones are.
+     *
+     * @return how many ranges were freed
+     */
+    static synchronized int freeAll() {
+        final int freed = RESERVED.size();
+        while (!RESERVED.isEmpty()) {
+            final Range oldest = RESERVED.removeFirst();
+            reservedBytes -= oldest.length;
+            freeQuietly(oldest);
+        }
+        return freed;
+    }
+
     /** @return whether unmapped ranges are kept reserved in this process */
     static boolean reserving() {
         return EmptyFile.FD >= 0;

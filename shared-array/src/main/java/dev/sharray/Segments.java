@@ -109,6 +109,7 @@ final class Segments {
         if (retired != null) {
             return retired;
         }
+        MapEntries.ensureRoom(2, realDataPath + " (its data and .ref files)");
         Path refPath = refPathFor(realDataPath);
         RefCountFile refs = RefCountFile.open(refPath);
         Mapping mapping = null;
@@ -213,6 +214,7 @@ final class Segments {
         if (existing != null) {
             return existing;
         }
+        MapEntries.ensureRoom(1, realPath.toString());
         Segment s = mapData(realPath, null, null, -1);
         OPEN.put(realPath, s);
         return s;

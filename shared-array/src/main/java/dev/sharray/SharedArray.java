@@ -86,6 +86,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      * @param shape dimensions (row-major)
      * @return the array; release it when done
      * @throws InsufficientSpaceException when the folder cannot hold it
+     * @throws MapLimitException when this process has nearly as many memory mappings as the kernel allows
      */
     public static SharedArray create(DType dtype, long... shape) {
         return builder(dtype, shape).create();
@@ -203,6 +204,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      *     sharray folder of this user nor in an {@linkplain SharedArrays#allowFolder allowed folder}, or an array of
      *     a process in another pid namespace (another container sharing the folder): holders are named by pid
      * @throws IllegalStateException when the array has already been released by all its holders
+     * @throws MapLimitException when this process has nearly as many memory mappings as the kernel allows
      */
     public static SharedArray open(Descriptor descriptor) {
         Objects.requireNonNull(descriptor, "descriptor");
@@ -1126,6 +1128,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                 throw new IllegalArgumentException("the AGRONA backing maps at most 2 GiB; this array needs "
                     + fileLength + " bytes: use Backing.MAPPED_FILE");
             }
+            // before any file: a process out of map entries is ended by the JVM's own next mapping
+            MapEntries.ensureRoom(2, "a new array (its data and .ref files)");
             Path dir = TempFolders.ownerFolder(TempFolders.selectRoot(folder, needed));
             long free = TempFolders.usableSpace(dir);
             if (free < needed) {
