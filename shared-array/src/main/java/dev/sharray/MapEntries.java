@@ -89,7 +89,7 @@ final class MapEntries {
     }
 
     private static long readLimit() {
-        // not Files.readString: it reads a sysctl file (size 0 to stat) as its first character only, "6"
+        // not Files.readString: it reads a numeric sysctl file (size 0 to stat) as its first character only, "6"
         try (FileInputStream in = new FileInputStream("/proc/sys/vm/max_map_count")) {
             return Long.parseLong(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).trim());
         } catch (IOException | RuntimeException e) {

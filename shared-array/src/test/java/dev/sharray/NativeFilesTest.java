@@ -202,6 +202,31 @@ class NativeFilesTest {
         assertEquals(planted, NativeFiles.locate(url, List.of(theirs, fallback)));
     }
 
+    /**
+     * A folder above the library's that belongs to the kernel's overflow uid (an unmapped owner in a user namespace,
+     * 65534 here) is allowed, another uid is not. The overflow uid was read as the first digit of the sysctl file
+     * ({@code Files.readString} of a numeric sysctl gives one byte): 6, the uid of {@code man}, was allowed instead.
+     */
+    @Test
+    void onlyTheKernelsOverflowUidIsAllowedAboveTheLibraryFolder() throws IOException {
+        assertEquals(0, (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"),
+            "giving a folder to another uid needs root (CI runs as root, as the disk-full tests do)");
+        final int overflow;
+        try (InputStream in = Files.newInputStream(Path.of("/proc/sys/kernel/overflowuid"))) {
+            overflow = Integer.parseInt(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).strip());
+        }
+        final Path above = Files.createDirectory(tmp.resolve("unmapped-owner"));
+        final Path folder = Files.createDirectory(above.resolve("ours"));
+        Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwx------"));
+        Files.setAttribute(above, "unix:uid", overflow);
+        assertEquals(folder.toRealPath(), NativeFiles.requireSafeFolder(folder));
+        final int other = Integer.parseInt(Integer.toString(overflow).substring(0, 1)); // what was taken for it
+        Files.setAttribute(above, "unix:uid", other);
+        IOException e = assertThrows(IOException.class, () -> NativeFiles.requireSafeFolder(folder));
+        assertTrue(e.getMessage().contains("belongs to uid " + other), e.getMessage());
+        Files.setAttribute(above, "unix:uid", 0);
+    }
+
     @Test
     void jnaLoadsItsOwnLibraryFromTheCache() throws IOException {
         Path cache = tmp.resolve("cache-jna");

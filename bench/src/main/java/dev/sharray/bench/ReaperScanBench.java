@@ -64,7 +64,10 @@ public class ReaperScanBench {
         for (int i = 0; i < arrays; i++) {
             held.add(SharedArray.builder(DType.FLOAT64, 8).backing(Backing.AGRONA).folder(root).create());
         }
-        endedPid = Long.parseLong(Files.readString(Path.of("/proc/sys/kernel/pid_max")).trim()) + 1;
+        // not Files.readString, which reads a numeric sysctl file as its first digit: pid 4 (pid_max 32768) can live
+        try (java.io.InputStream in = Files.newInputStream(Path.of("/proc/sys/kernel/pid_max"))) {
+            endedPid = Long.parseLong(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).trim()) + 1;
+        }
     }
 
     /**
