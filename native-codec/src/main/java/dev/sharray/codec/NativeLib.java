@@ -34,7 +34,10 @@ final class NativeLib {
                 if (error != 0) {
                     failure = "cannot install the SIGBUS guard: sigaction failed with errno " + error;
                 }
-            } catch (IOException | LinkageError | RuntimeException e) {
+            } catch (IOException | LinkageError | RuntimeException | OutOfMemoryError e) {
+                // an OutOfMemoryError too (direct memory short while the file is checked, say): escaping this
+                // initialiser it left the class unusable, so that every later codec, AUTO included, got a
+                // NoClassDefFoundError; recorded, NATIVE says why and AUTO uses the Java backend
                 failure = e.toString();
             }
         }

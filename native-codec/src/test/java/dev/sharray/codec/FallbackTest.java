@@ -97,6 +97,42 @@ class FallbackTest {
         assertTrue(!out.contains("using the Java Vector API backend"), "no fallback is announced: " + out);
     }
 
+    /** Child side with little direct memory: what NATIVE and then AUTO give. */
+    public static final class LittleDirectMemory {
+        public static void main(String[] args) {
+            for (Backend backend : new Backend[] {Backend.NATIVE, Backend.AUTO}) {
+                try {
+                    ErasureCodec codec = ErasureCodec.builder(5, 5).backend(backend).build();
+                    byte[][] shards = {{0, 1}, {4, 5}, {2, 3}, {6, 7}, {8, 9}, new byte[2], new byte[2], new byte[2],
+                        new byte[2], new byte[2]};
+                    codec.encode(shards);
+                    System.out.println(backend + " built " + Arrays.deepToString(Arrays.copyOfRange(shards, 5, 10)));
+                } catch (IllegalStateException e) {
+                    System.out.println(backend + " refused " + e.getMessage());
+                } catch (Error e) {
+                    System.out.println(backend + " error " + e);
+                }
+            }
+        }
+    }
+
+    /**
+     * With too little direct memory to check the native library's file (-XX:MaxDirectMemorySize=4k), the library's
+     * class initialiser threw an OutOfMemoryError: NATIVE failed with it and every later codec, AUTO included, with
+     * NoClassDefFoundError for the rest of the JVM's life. Now the failure is recorded as any other: NATIVE is refused
+     * with the reason (or builds), and AUTO works.
+     */
+    @Test
+    void aShortageOfDirectMemoryAtFirstUseLeavesTheCodecUsable() throws Exception {
+        try (ChildJvm child = ChildJvm.start(LittleDirectMemory.class, List.of("-XX:MaxDirectMemorySize=4k"))) {
+            final String nativeOutcome = child.expect("NATIVE ");
+            assertTrue(nativeOutcome.startsWith("built ") || nativeOutcome.startsWith("refused native codec library "
+                + "unavailable: java.lang.OutOfMemoryError"), nativeOutcome);
+            assertEquals("built [[12, 13], [10, 11], [14, 15], [90, 91], [94, 95]]", child.expect("AUTO "));
+            assertEquals(0, child.finish());
+        }
+    }
+
     @Test
     void nativeLoadsHereAndAutoPicksIt() throws Exception {
         assertEquals(null, NativeLib.failure(), "in this JVM the native library must load");
