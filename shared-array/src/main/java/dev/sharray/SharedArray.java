@@ -1135,6 +1135,14 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             if (free < needed) {
                 throw new InsufficientSpaceException(dir, needed, free);
             }
+            if (needed >= TempFolders.MEMORY_CHECK_BYTES) {
+                // a tmpfs's files are memory: preallocating past what is left ends a process (the OOM killer, in a
+                // memory-limited container typically this one) instead of failing with ENOSPC
+                final long memory = TempFolders.memoryRoom(dir);
+                if (memory < needed) {
+                    throw new InsufficientSpaceException(dir, needed, memory, TempFolders.fileSystemType(dir));
+                }
+            }
             String base = "a" + SEQUENCE.incrementAndGet() + "-" + TempFolders.randomHex();
             Path data = dir.resolve(base + ".npy");
             Path ref = dir.resolve(base + ".ref");

@@ -36,6 +36,13 @@ final class TempFolders {
     private static final String USER_FOLDER_NAME = userFolderName(System.getProperty("user.name"));
     /** Keep this much free on /dev/shm beyond the array before choosing it. */
     private static final long SHM_HEADROOM = 64L << 20;
+    /** The type {@link java.nio.file.FileStore#type()} gives a tmpfs. */
+    static final String TMPFS = "tmpfs";
+    /**
+     * Arrays from this size on are checked against the memory a tmpfs can still take ({@link #memoryRoom}): the check
+     * reads a few kernel files, and smaller ones cannot by themselves exhaust the memory.
+     */
+    static final long MEMORY_CHECK_BYTES = 1L << 20;
 
     /** Created on first use: a worker that only opens arrays never needs it (start-up time). */
     private static final class Lazy {
@@ -128,7 +135,8 @@ final class TempFolders {
             return configured;
         }
         // free - headroom, not bytes + headroom: that sum wraps negative for a size near 2^63
-        if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM) && usableSpace(DEV_SHM) - SHM_HEADROOM >= bytes) {
+        if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM) && usableSpace(DEV_SHM) - SHM_HEADROOM >= bytes
+                && (bytes < MEMORY_CHECK_BYTES || memoryRoom(DEV_SHM) - SHM_HEADROOM >= bytes)) {
             return DEV_SHM;
         }
         return Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
@@ -183,6 +191,24 @@ final class TempFolders {
             return Files.getFileStore(dir).getUsableSpace();
         } catch (IOException e) {
             return 0;
+        }
+    }
+
+    /**
+     * @param dir a folder
+     * @return the memory a new file in {@code dir} can take when it is a tmpfs (its files are memory, see
+     *     {@link MemoryRoom}), else {@link Long#MAX_VALUE}
+     */
+    static long memoryRoom(Path dir) {
+        return TMPFS.equals(fileSystemType(dir)) ? MemoryRoom.available() : Long.MAX_VALUE;
+    }
+
+    /** @return the file system type of {@code dir} ("tmpfs", "ext4", ...), or "" when unknown */
+    static String fileSystemType(Path dir) {
+        try {
+            return Files.getFileStore(dir).type();
+        } catch (IOException e) {
+            return "";
         }
     }
 
