@@ -24,7 +24,13 @@ final class AgronaMapping implements Mapping {
     /** Maps through an already open channel (saves reopening the file the header was read from). */
     static AgronaMapping map(FileChannel channel, Path file, long length) throws java.io.IOException {
         checkLength(file, length);
-        return new AgronaMapping(channel.map(FileChannel.MapMode.READ_WRITE, 0, length), length);
+        final MappedByteBuffer buffer;
+        try {
+            buffer = channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
+        } catch (java.io.IOException e) {
+            throw Mapping.failed(file, length, e);
+        }
+        return new AgronaMapping(buffer, length);
     }
 
     private static void checkLength(Path file, long length) {
@@ -36,8 +42,14 @@ final class AgronaMapping implements Mapping {
 
     static AgronaMapping map(Path file, long length) {
         checkLength(file, length);
-        return new AgronaMapping(IoUtil.mapExistingFile(file.toFile(), FileChannel.MapMode.READ_WRITE,
-            file.getFileName().toString(), 0, length), length);
+        final MappedByteBuffer buffer;
+        try {
+            buffer = IoUtil.mapExistingFile(file.toFile(), FileChannel.MapMode.READ_WRITE, file.getFileName().toString(),
+                0, length);
+        } catch (Exception e) { // Agrona rethrows the channel's IOException undeclared
+            throw Mapping.failed(file, length, e);
+        }
+        return new AgronaMapping(buffer, length);
     }
 
     @Override

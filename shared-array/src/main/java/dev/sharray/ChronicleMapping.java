@@ -1,7 +1,6 @@
 package dev.sharray;
 
 import java.io.FileNotFoundException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
@@ -28,9 +27,9 @@ final class ChronicleMapping implements Mapping, ReferenceOwner {
     static ChronicleMapping map(Path path, long length) {
         MappedFile file;
         try {
-            file = MappedFile.ofSingle(path.toFile(), length, false);
-        } catch (FileNotFoundException e) {
-            throw new UncheckedIOException(e);
+            file = MappedFile.ofSingle(path.toFile(), length, false); // maps the file, here
+        } catch (FileNotFoundException | RuntimeException e) {
+            throw Mapping.failed(path, length, e);
         }
         file.singleThreadedCheckDisabled(true);
         ChronicleMapping[] result = new ChronicleMapping[1];
@@ -43,7 +42,7 @@ final class ChronicleMapping implements Mapping, ReferenceOwner {
             return result[0];
         } catch (java.io.IOException | RuntimeException e) {
             file.releaseLast(); // whatever failed, the MappedFile (and its descriptor) must not stay open
-            throw e instanceof java.io.IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+            throw Mapping.failed(path, length, e);
         }
     }
 

@@ -20,6 +20,33 @@ interface Mapping {
     /** @return which backing maps this file */
     Backing backing();
 
+    /**
+     * The exception for a mapping the kernel refused: the JDK and Chronicle say only "Map failed" (an
+     * {@link OutOfMemoryError} among the causes, for {@code ENOMEM}), which names neither the file nor the limit.
+     *
+     * @param file   the file that was to be mapped
+     * @param length the bytes that were to be mapped
+     * @param e      what the mapping threw
+     * @return an {@link java.io.UncheckedIOException} naming the file, the length and the limits that refuse a
+     *     mapping, when {@code e} is such a refusal; else {@code e} as an unchecked exception
+     */
+    static RuntimeException failed(java.nio.file.Path file, long length, Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof OutOfMemoryError) {
+                final long limit = ReleasedRanges.addressSpaceLimit();
+                return new java.io.UncheckedIOException("cannot map " + file + " (" + length + " bytes): the kernel refused"
+                    + " the mapping: this process is out of address space (its limit, ulimit -v: "
+                    + (limit == Long.MAX_VALUE ? "unlimited" : limit + " bytes") + ") or of memory map entries"
+                    + " (vm.max_map_count: " + MapEntries.LIMIT + ")",
+                    e instanceof java.io.IOException io ? io : new java.io.IOException(e.getMessage(), e));
+            }
+        }
+        if (e instanceof java.io.IOException io) {
+            return new java.io.UncheckedIOException("cannot map " + file + ": " + io.getMessage(), io);
+        }
+        return e instanceof RuntimeException r ? r : new IllegalStateException(e);
+    }
+
     /** Maps {@code length} bytes of an existing file with the requested backing. */
     static Mapping map(java.nio.file.Path file, long length, Backing backing) {
         if (backing == Backing.AGRONA) {

@@ -99,7 +99,7 @@ final class ReleasedRanges {
     }
 
     /** @return the soft limit on this process's address space in bytes, {@link Long#MAX_VALUE} when none */
-    private static long addressSpaceLimit() {
+    static long addressSpaceLimit() {
         try (java.io.BufferedReader limits = java.nio.file.Files.newBufferedReader(java.nio.file.Path.of("/proc/self/limits"))) {
             for (String line = limits.readLine(); line != null; line = limits.readLine()) {
                 if (line.startsWith("Max address space")) {
