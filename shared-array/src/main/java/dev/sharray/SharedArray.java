@@ -1132,7 +1132,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             MapEntries.ensureRoom(2, "a new array (its data and .ref files)");
             Path dir = TempFolders.ownerFolder(TempFolders.selectRoot(folder, needed));
             long free = TempFolders.usableSpace(dir);
-            if (free < needed) {
+            if (free >= 0 && free < needed) { // unknown (-1): the file's creation and preallocation tell
                 throw new InsufficientSpaceException(dir, needed, free);
             }
             if (needed >= TempFolders.MEMORY_CHECK_BYTES) {
@@ -1184,8 +1184,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                 deleteQuietly(data);
                 deleteQuietly(ref);
                 if (e instanceof IOException) {
-                    if (TempFolders.usableSpace(dir) < fileLength) {
-                        throw new InsufficientSpaceException(dir, fileLength, TempFolders.usableSpace(dir));
+                    final long freeNow = TempFolders.usableSpace(dir);
+                    if (freeNow >= 0 && freeNow < fileLength) {
+                        throw new InsufficientSpaceException(dir, fileLength, freeNow);
                     }
                     throw new UncheckedIOException("cannot create an array in " + dir + ": " + e.getMessage(), (IOException) e);
                 }

@@ -186,11 +186,14 @@ final class TempFolders {
         }
     }
 
+    /** @return the bytes this process may still use in {@code dir}'s file system, or -1 when unknown */
     static long usableSpace(Path dir) {
         try {
             return Files.getFileStore(dir).getUsableSpace();
         } catch (IOException e) {
-            return 0;
+            // unknown, not 0: out of file descriptors (EMFILE), say, the store cannot be looked up, and 0 made
+            // create report a full file system with tens of GB free
+            return -1;
         }
     }
 

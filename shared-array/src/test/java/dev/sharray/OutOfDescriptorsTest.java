@@ -35,4 +35,22 @@ class OutOfDescriptorsTest {
             assertEquals(0, child.finish());
         }
     }
+
+    /**
+     * A create out of file descriptors fails saying so, and leaves no file. It threw InsufficientSpaceException, "0 bytes
+     * are free", with the disk nearly empty: the file store could not be looked up without a descriptor, and its
+     * unknown free space counted as 0.
+     */
+    @Test
+    void aCreateOutOfFileDescriptorsSaysSoNotThatTheDiskIsFull() throws Exception {
+        try (ChildJvm child = ChildJvm.startWrapped(List.of("sh", "-c", "ulimit -n 256 && exec \"$@\"", "sh"),
+                FdStarvedCreate.class, List.of("-Dsharray.reaper.disabled=true"))) {
+            final String outcome = child.expect("create ");
+            assertTrue(outcome.startsWith("java.io.UncheckedIOException: cannot create an array in ")
+                && outcome.contains("Too many open files"), outcome);
+            assertEquals("files 2", child.readLine(), "the failed create left files (2 are the first array's)");
+            assertEquals("created", child.readLine());
+            assertEquals(0, child.finish());
+        }
+    }
 }
