@@ -26,13 +26,18 @@ final class MemoryRoom {
     /** @return bytes of memory a new tmpfs file can take now, {@link Long#MAX_VALUE} when unknown */
     static long available() {
         long room = machine();
-        final Cgroup own = ownCgroup();
+        final Cgroup own = Own.CGROUP;
         if (own != null) {
             for (Path dir = own.dir; dir != null && dir.startsWith(own.base); dir = dir.getParent()) {
                 room = Math.min(room, cgroupRoom(dir, own.v2)); // a limit above ours counts as well
             }
         }
         return room;
+    }
+
+    /** This process's memory cgroup, looked up once: a process rarely moves, and a limit read twice costs twice. */
+    private static final class Own {
+        static final Cgroup CGROUP = ownCgroup();
     }
 
     /** This process's memory cgroup: its folder, under the hierarchy's {@code base}. */
