@@ -468,7 +468,8 @@ final class WorkerLoop {
             }
             length = valueWriter.position();
         }
-        final boolean retire = error != null && exhaustedHeap(error);
+        final OutOfMemoryError exhausted = error == null ? null : exhaustedHeap(error);
+        final boolean retire = exhausted != null;
         out.putByte(0, Protocol.RESULT);
         out.putLong(1, taskId, ByteOrder.LITTLE_ENDIAN);
         out.putByte(9, error == null ? Protocol.OK : Protocol.ERROR);
@@ -484,27 +485,38 @@ final class WorkerLoop {
         valueReader.wrap(ScratchBuffers.EMPTY, 0, 0, null);
         if (retire) {
             stopped = true;
-            System.err.println("sharray worker: a task ran out of heap; this worker exits and a new one replaces it");
+            // its own words: not always the heap ("Map failed" is address space, "Direct buffer memory" its own limit)
+            System.err.println("sharray worker: a task ran out of memory (" + describe(exhausted)
+                + "); this worker exits and a new one replaces it");
         }
     }
 
     /**
-     * Whether a task's failure is an {@link OutOfMemoryError}, or has one among the causes its report carries. This JVM may then be
+     * The {@link OutOfMemoryError} a task's failure is, or has among the causes its report carries, or null. This JVM may then be
      * left broken for later tasks (a class whose static initializer ran out of heap stays unusable: every later use
      * throws NoClassDefFoundError; a task's leak keeps failing the next ones), so the worker retires after answering
      * and a fresh one takes its place.
      */
-    static boolean exhaustedHeap(Throwable error) {
+    static OutOfMemoryError exhaustedHeap(Throwable error) {
         try {
             Throwable t = error;
             for (int i = 0; t != null && i < RemoteErrors.MAX_CAUSES; i++, t = t.getCause()) {
                 if (t instanceof OutOfMemoryError) {
-                    return true;
+                    return (OutOfMemoryError) t;
                 }
             }
         } catch (RuntimeException | Error ignored) {
             // a user's getCause() that throws: judge by what was seen
         }
-        return false;
+        return null;
+    }
+
+    /** @return "OutOfMemoryError: its message", or only the class name when the message cannot be had */
+    private static String describe(OutOfMemoryError e) {
+        try {
+            return e.toString();
+        } catch (RuntimeException | Error failure) {
+            return e.getClass().getName();
+        }
     }
 }
