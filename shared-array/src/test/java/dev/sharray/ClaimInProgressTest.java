@@ -59,4 +59,41 @@ class ClaimInProgressTest {
             assertFalse(Files.exists(data), "the holder's release deletes it");
         }
     }
+    /**
+     * A claimer stores its pid (CAS) before its start, so an instant after its CAS the slot shows its pid next to
+     * whatever start the slot had when it was freed. The releaser that freed it clears the start before its pid:
+     * a reclaimer then sees the claimer's pid with no start (a claim in progress, left alone). Were the previous
+     * holder's start left there, the reclaimer would judge the new claimer, whose start differs, dead, and free the
+     * slot under it: its first reference would then count in a free slot, and the array be deleted under it.
+     */
+    @Test
+    void aClaimInProgressOfASlotFreedByAnotherHolderIsNotReclaimed(@TempDir Path root) throws Exception {
+        final SharedArray a = SharedArray.builder(DType.FLOAT64, 100).folder(root).create();
+        final Path data = a.path();
+        final Path ref = Segments.refPathFor(data);
+        try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
+            holder.expect("ready ");
+            holder.send("open " + HexFormat.of().formatHex(a.descriptor().toBytes()));
+            final String id = holder.expect("id ");
+            final int slot = RefSlots.slotOf(ref, ProcessIdentity.PID);
+            assertTrue(slot >= 0, "this process has a slot");
+            a.release(); // the holder keeps the array; our slot is freed
+            assertEquals(0, RefSlots.read(ref, slot, RefSlots.PID), "the slot was freed");
+            // pid 1 (alive) claims the freed slot: its CAS landed, its start is not stored yet
+            RefSlots.write(ref, slot, RefSlots.PID, 1);
+
+            final RefCountFile refs = RefCountFile.open(ref);
+            try {
+                refs.reclaimDead();
+            } finally {
+                refs.unmap();
+            }
+
+            assertEquals(1, RefSlots.read(ref, slot, RefSlots.PID), "a live process's claim in progress was reclaimed");
+            RefSlots.write(ref, slot, RefSlots.PID, 0); // the claim given up, as if it never happened
+            holder.send("release " + id);
+            assertEquals("ok", holder.readLine());
+            assertFalse(Files.exists(data), "the holder's release deletes it");
+        }
+    }
 }

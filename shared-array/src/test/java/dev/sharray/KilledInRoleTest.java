@@ -169,4 +169,32 @@ class KilledInRoleTest {
         assertTrue(child.process().waitFor(30, TimeUnit.SECONDS), "the child ended");
         assertEquals(137, child.process().exitValue(), "the child halted inside its role");
     }
+
+    /**
+     * A slot with this process's pid but another start time is an earlier process's that had this pid (pids are
+     * reused) and is dead: opening the array here reclaims it, as any other dead holder's, instead of taking this
+     * process for its holder.
+     */
+    @Test
+    void aSlotOfAnEarlierProcessWithThisPidIsReclaimedWhenThisProcessOpensTheArray() throws Exception {
+        assertTrue(ProcessIdentity.START > 1, "this process's start time is readable");
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
+            owner.expect("ready ");
+            final Descriptor d = ArrayAgent.create(owner, "FLOAT64 10");
+            final Path ref = Segments.refPathFor(d.path());
+            final int earlier = RefSlots.slotOf(ref, 0);
+            assertTrue(earlier >= 0, "a free slot");
+            RefSlots.write(ref, earlier, RefSlots.COUNT, 1);
+            RefSlots.write(ref, earlier, RefSlots.START, ProcessIdentity.START - 1);
+            RefSlots.write(ref, earlier, RefSlots.PID, ProcessIdentity.PID);
+
+            try (SharedArray a = SharedArray.open(d)) {
+                assertEquals(1, RefSlots.slotsOf(ref, ProcessIdentity.PID), "one slot of this pid: this process's");
+                assertEquals(ProcessIdentity.START, RefSlots.read(ref, RefSlots.slotOf(ref, ProcessIdentity.PID),
+                    RefSlots.START));
+                assertEquals(1, RefSlots.read(ref, RefSlots.slotOf(ref, ProcessIdentity.PID), RefSlots.COUNT));
+            }
+            assertEquals(0, RefSlots.slotsOf(ref, ProcessIdentity.PID), "the earlier process's reference was reclaimed");
+        }
+    }
 }

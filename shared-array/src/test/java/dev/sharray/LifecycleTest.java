@@ -361,6 +361,7 @@ class LifecycleTest {
             {1L, initStart, -1L, RefCountFile.LIVE, "count -1"},
             {1L, 0L, 1L, RefCountFile.LIVE, "without a start time"},
             {-5L, 0L, 0L, RefCountFile.LIVE, "pid -5"},
+            {ProcessWords.MAX_PID + 1, 1L, 0L, RefCountFile.LIVE, "pid " + (ProcessWords.MAX_PID + 1)}, // no Linux pid
             {0L, 0L, 0L, 0, "unknown state 0"},
             {0L, 0L, 0L, 9, "unknown state 9"},
         };

@@ -52,4 +52,39 @@ class ProcessIdentityTest {
             last.waitFor(30, TimeUnit.SECONDS);
         }
     }
+
+    /**
+     * A process that has exited but that its parent has not waited for yet (a zombie: the parent is busy, or is
+     * a shell that exec'd another program) has let go of its mappings and references: it is judged dead, as one
+     * whose pid is gone, although its /proc entry and start time are still there.
+     */
+    @Test
+    void anExitedProcessItsParentHasNotWaitedForIsDead() throws Exception {
+        // sh starts a short-lived child, then becomes sleep, which never waits for it: the child stays a zombie
+        final Process parent = new ProcessBuilder("sh", "-c", "sleep 0.2 & echo $!; exec sleep 30").start();
+        try {
+            final long zombie = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(
+                parent.getInputStream(), java.nio.charset.StandardCharsets.US_ASCII)).readLine().trim());
+            final java.nio.file.Path stat = java.nio.file.Path.of("/proc/" + zombie + "/stat");
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            String[] fields = {""};
+            while (System.nanoTime() < deadline) {
+                final String text = java.nio.file.Files.readString(stat);
+                fields = text.substring(text.lastIndexOf(')') + 2).split(" "); // fields[0] is field 3, the state
+                if (fields[0].equals("Z")) {
+                    break;
+                }
+                Thread.onSpinWait();
+            }
+            assertTrue(fields[0].equals("Z"), "the child became a zombie, state " + fields[0]);
+            final long start = Long.parseLong(fields[19]); // field 22: its start time, still there
+            assertTrue(start != 0);
+            ProcessIdentity.forgetVerified();
+            assertFalse(ProcessIdentity.isAlive(zombie, start), "a zombie is dead");
+            assertFalse(ProcessIdentity.isAlive(zombie, 0), "a zombie is dead, whatever its start time");
+        } finally {
+            parent.destroyForcibly();
+            parent.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
 }

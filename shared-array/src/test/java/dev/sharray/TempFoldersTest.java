@@ -236,6 +236,21 @@ class TempFoldersTest {
         assertTrue(Files.notExists(planted.getParent()), "a dead owner's folder of this user is reaped");
     }
 
+    /**
+     * The reaper deletes a folder when its owner is dead and no live process holds an array in it: a live owner's
+     * folder stays whether or not it holds arrays now (between two arrays, or while it creates its first).
+     */
+    @Test
+    void theReaperLeavesALiveOwnersFolderThatHoldsNoArray() throws Exception {
+        Path userDir = userFolderUnder("reap-live");
+        Path live = Files.createDirectory(userDir.resolve("host" + TempFolders.processTag() + "-0000abcd"));
+        Path inside = Files.writeString(live.resolve("notes.txt"), "a live owner's");
+        Path dead = Files.createDirectory(userDir.resolve("host-1-t1-0000abcd")); // pid 1 did not start at tick 1
+        reapUnder(userDir.getParent());
+        assertTrue(Files.exists(inside), "a live owner's folder without arrays was reaped");
+        assertTrue(Files.notExists(dead), "a dead owner's folder without arrays is reaped");
+    }
+
     /** One reaper pass with {@code root} as the configured root. */
     private static void reapUnder(Path root) {
         String before = System.getProperty("sharray.tempFolder");
