@@ -102,6 +102,9 @@ class DescriptorTest {
             assertEquals("offset", field(raw(Descriptor.MAGIC, 1, 6, 0, off, new long[] {17}, new long[] {8}, path)));
             assertEquals("offset", field(raw(Descriptor.MAGIC, 1, 6, 0, off + 8, new long[] {4, 4}, new long[] {32, 8}, path)));
             assertEquals("offset", field(raw(Descriptor.MAGIC, 1, 6, 0, off, new long[] {2}, new long[] {-8}, path)));
+            // inside the data but between two elements: each element would straddle two of the file's (garbage values)
+            assertEquals("offset", field(raw(Descriptor.MAGIC, 1, 6, 0, off + 4, new long[] {2}, new long[] {8}, path)));
+            assertEquals("offset", field(raw(Descriptor.MAGIC, 1, 6, 0, off + 1, new long[] {0}, new long[] {8}, path)));
             assertEquals("strides", field(raw(Descriptor.MAGIC, 1, 6, 0, 0, new long[] {2}, new long[] {-8}, path)));
             assertEquals("strides", field(raw(Descriptor.MAGIC, 1, 6, 0, off, new long[] {2}, new long[] {3}, path)));
             assertEquals("strides", field(raw(Descriptor.MAGIC, 1, 6, 0, off, new long[] {3}, new long[] {Long.MAX_VALUE / 2}, path)));

@@ -78,6 +78,21 @@ class ElementAccessTest {
         IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> a.getDouble(3, 0));
         assertTrue(e.getMessage().contains("axis 0 with size 3"), e.getMessage());
         assertThrows(IndexOutOfBoundsException.class, () -> a.setDouble(1, 0, -1));
+        // an index equal to its axis's size, on every axis, through the n-dimensional access path too (one past
+        // the end of an axis reaches the next row's memory, or past the data for the last one)
+        try (SharedArray c = SharedArray.create(DType.INT32, 2, 3, 4)) {
+            final long[] shape = c.shape();
+            for (int axis = 0; axis < shape.length; axis++) {
+                final long[] index = new long[shape.length];
+                index[axis] = shape[axis];
+                final String where = "axis " + axis;
+                assertThrows(IndexOutOfBoundsException.class, () -> c.getInt(index), where);
+                assertThrows(IndexOutOfBoundsException.class, () -> c.getDouble(index), where);
+                assertThrows(IndexOutOfBoundsException.class, () -> c.setInt(7, index), where);
+            }
+            assertEquals(0, c.sum(), "nothing was written");
+        }
+        assertThrows(IndexOutOfBoundsException.class, () -> a.getDouble(new long[] {2, 4}));
         assertThrows(IllegalArgumentException.class, () -> a.getDouble(1));
         assertThrows(IllegalArgumentException.class, () -> a.copyFrom(new double[11]));
         a.release();

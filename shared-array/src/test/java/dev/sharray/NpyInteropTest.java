@@ -134,6 +134,44 @@ class NpyInteropTest {
             NpyHeader.parseDict("{'descr': '<f8', 'fortran_order': False, 'shape': (00, 3), }", 128).shape);
     }
 
+    /**
+     * The header is padded to a multiple of 64 bytes and ends with a newline; for a dict whose length leaves exactly
+     * no room for that newline in its block, the padding must take a whole block more. Shapes whose dicts cover
+     * every length modulo 64 (zero-size, so any dimension is legal): each header is aligned, ends with its newline,
+     * and parses back; and such an array is created and reopened.
+     */
+    @Test
+    void headersOfEveryLengthModulo64AreAlignedAndEndWithANewline(@TempDir Path dir) throws Exception {
+        final java.util.Set<Integer> residues = new java.util.HashSet<>();
+        long[] boundary = null;
+        for (int ones = 0; ones < 24 && residues.size() < 64; ones++) {
+            for (long n = 1; n > 0 && n <= Long.MAX_VALUE / 10; n *= 10) {
+                final long[] shape = new long[ones + 2]; // (0, n, 1, 1, ...)
+                java.util.Arrays.fill(shape, 1);
+                shape[0] = 0;
+                shape[1] = n;
+                final byte[] header = NpyHeader.encode(DType.FLOAT64, shape);
+                final int dictLength = headerDict(header).trim().length();
+                residues.add((10 + dictLength) % 64);
+                if ((10 + dictLength) % 64 == 0) {
+                    boundary = shape;
+                }
+                assertEquals(0, header.length % 64, java.util.Arrays.toString(shape));
+                assertEquals('\n', header[header.length - 1], java.util.Arrays.toString(shape));
+                assertArrayEquals(shape, NpyHeader.parseDict(headerDict(header), header.length).shape);
+            }
+        }
+        assertEquals(64, residues.size(), "every header length modulo 64 was tried");
+        try (SharedArray a = SharedArray.builder(DType.FLOAT64, boundary).folder(dir).create()) {
+            try (SharedArray b = SharedArray.open(a.descriptor())) {
+                assertArrayEquals(boundary, b.shape());
+            }
+            try (FileChannel ch = FileChannel.open(a.path(), StandardOpenOption.READ)) {
+                assertEquals(a.offset(), NpyHeader.read(ch).dataOffset);
+            }
+        }
+    }
+
     /** The dict of an encoded header: the bytes after the magic, the version and the length field. */
     private static String headerDict(byte[] header) {
         return new String(header, 10, header.length - 10, java.nio.charset.StandardCharsets.ISO_8859_1);

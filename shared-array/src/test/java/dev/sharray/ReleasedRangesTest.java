@@ -66,6 +66,30 @@ class ReleasedRangesTest {
         }
     }
 
+    /**
+     * A NumPy file's mapping has the file's length, rarely a multiple of the page size: the range mapped over is
+     * rounded up to whole pages, so its last page leaves the file too (and a mapping of less than a page is
+     * reserved as well, not unmapped at once).
+     */
+    @org.junit.jupiter.api.Test
+    void aReleasedNpyFileOfALengthBetweenPagesKeepsNoPageOfItMapped(@org.junit.jupiter.api.io.TempDir Path dir)
+        throws Exception {
+        assertTrue(ReleasedRanges.reserving(), "this Linux has memfd_create");
+        for (int n : new int[] {100, 10_000}) {
+            final Path file = dir.resolve("a" + n + ".npy");
+            final byte[] header = NpyHeader.encode(DType.FLOAT64, new long[] {n});
+            Files.write(file, java.util.Arrays.copyOf(header, header.length + 8 * n));
+            assertTrue(Files.size(file) % 4096 != 0, "a length between pages");
+            final SharedArray a = SharedArray.openNpy(file);
+            final long start = a.address() - a.offset();
+            a.release();
+
+            final String maps = Files.readString(Path.of("/proc/self/maps"));
+            assertFalse(maps.contains(file.toString()), n + " doubles: no page of the file is mapped any more");
+            assertTrue(mappingAt(maps, start).endsWith(EMPTY_FILE + " (deleted)"), n + ": " + mappingAt(maps, start));
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Backing.class)
     void theOldestRangeIsFreedOnceMaxRangesLaterOnesAreReserved(Backing backing) throws Exception {

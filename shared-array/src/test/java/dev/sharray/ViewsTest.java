@@ -230,11 +230,28 @@ class ViewsTest {
             assertThrows(IllegalArgumentException.class, () -> a.slice(0, 0, 3, 0));
             assertThrows(IllegalArgumentException.class, () -> a.slice(2, 0, 3, 1));
             assertThrows(IndexOutOfBoundsException.class, () -> a.slice(0, 5, 6, -1));
+            // a start one past the end, with a step that goes down from it: its first element would lie past the data
+            assertThrows(IndexOutOfBoundsException.class, () -> a.slice(0, 3, -1, -1));
+            assertThrows(IndexOutOfBoundsException.class, () -> a.slice(1, 4, 0, -2));
             assertThrows(IndexOutOfBoundsException.class, () -> a.select(1, 4));
             assertThrows(IllegalArgumentException.class, () -> a.permute(0, 0));
             try (SharedArray empty = a.slice(0, 2, 2, 1)) {
                 assertEquals(0, empty.size());
                 assertEquals(0, empty.toDoubleArray().length);
+            }
+            // an empty slice whose start lies outside the axis keeps the view's offset: its descriptor reopens
+            for (long start : new long[] {3, 7, 1000}) {
+                try (SharedArray empty = a.slice(0, start, start, 1);
+                     SharedArray reopened = SharedArray.open(empty.descriptor())) {
+                    assertEquals(0, empty.size());
+                    assertEquals(a.offset(), empty.offset(), "start " + start);
+                    assertArrayEquals(new long[] {0, 4}, reopened.shape());
+                }
+            }
+            // nothing to infer a dimension from: a specific error, not an ArithmeticException (division by zero)
+            assertThrows(IllegalArgumentException.class, () -> a.reshape(-1, 0));
+            try (SharedArray empty = a.slice(0, 1, 1, 1)) {
+                assertThrows(IllegalArgumentException.class, () -> empty.reshape(0, -1));
             }
         }
     }
