@@ -382,6 +382,60 @@ class ReducersTest {
         assertTrue(refused.getMessage().contains("is not a record"), refused.getMessage());
     }
 
+    /** Strings cross unchanged whatever their characters, at the boundary between ASCII and the rest too. */
+    @Test
+    void stringsAroundTheAsciiBoundaryCrossUnchanged() {
+        final Reducers r = Reducers.defaults();
+        for (String s : new String[] {"\u007f", "\u0080", "a\u0080b", "\u00ff", "\u0100", "x\u007f\u0080y", "\uffff"}) {
+            assertEquals(s, r.fromBytes(r.toBytes(s)), "U+" + Integer.toHexString(s.codePointAt(s.length() - 1)));
+        }
+    }
+
+    /** The writer refuses exactly what the reader would: a value nested deeper than MAX_DEPTH levels. */
+    @Test
+    void valuesNestedToTheDepthLimitCrossAndOneLevelMoreIsRefusedOnWrite() {
+        final Reducers r = Reducers.defaults();
+        Object atLimit = 1;
+        for (int i = 1; i < ValueWriter.MAX_DEPTH; i++) { // the integer is a level too
+            atLimit = List.of(atLimit);
+        }
+        assertEquals(atLimit, r.fromBytes(r.toBytes(atLimit)));
+        final Object deeper = List.of(atLimit);
+        assertThrows(ReducerException.class, () -> r.toBytes(deeper));
+    }
+
+    /** A collection whose size() says more than its iterator gives would write a count its elements do not fill. */
+    @Test
+    void aCollectionWhoseSizeDisagreesWithItsElementsIsRefusedOnWrite() {
+        final List<Integer> lying = new ArrayList<>(List.of(1, 2)) {
+            @Override
+            public int size() {
+                return 3;
+            }
+        };
+        final ReducerException e = assertThrows(ReducerException.class, () -> Reducers.defaults().toBytes(lying));
+        assertTrue(e.getMessage().contains("changed size"), e.getMessage());
+    }
+
+    /** Hostile counts: a negative one asked of require, a record with fewer components than its class has. */
+    @Test
+    void negativeRequirementsAndRecordsWithTooFewComponentsAreMalformedData() {
+        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+        final ValueReader in = new ValueReader(Reducers.defaults()).wrap(buffer, 0, 8, null);
+        assertThrows(MalformedDataException.class, () -> in.require(-1));
+        assertThrows(MalformedDataException.class, () -> in.require(Integer.MIN_VALUE));
+
+        final ValueWriter w = new ValueWriter(Reducers.defaults()).wrap(buffer, 0, null);
+        w.writeByte(Tags.RECORD);
+        w.writeString(Point.class.getName());
+        w.writeInt(1); // Point has two
+        w.writeValue(5);
+        final byte[] bytes = java.util.Arrays.copyOf(buffer.byteArray(), w.position());
+        final MalformedDataException e = assertThrows(MalformedDataException.class,
+            () -> Reducers.defaults().fromBytes(bytes));
+        assertTrue(e.getMessage().contains("has 2 components, input has 1"), e.getMessage());
+    }
+
     /** A grid point: its hash code is 31 x + y, as a record's is. */
     record Point(int x, int y) {
     }
@@ -626,6 +680,34 @@ class ReducersTest {
             assertArrayEquals(big, (double[]) back.get(0));
             assertArrayEquals(big, (double[]) back.get(1));
             assertArrayEquals(new double[] {1}, (double[]) back.get(2));
+        }
+    }
+
+    /** maxBytes is the largest array still written inline: one of exactly that size is not copied to shared memory. */
+    @Test
+    void arraysOfExactlyMaxBytesAreWrittenInlineAndLargerOnesAreShared() {
+        final double[] atLimit = {1, 2, 3, 4, 5, 6, 7, 8}; // 64 bytes
+        final dev.sharray.HeapArray heapAtLimit = dev.sharray.HeapArray.of(new long[] {1, 2, 3, 4, 5, 6, 7, 8}, 2, 4);
+        final long[] above = {1, 2, 3, 4, 5, 6, 7, 8, 9}; // 72 bytes
+        final dev.sharray.HeapArray heapAbove = dev.sharray.HeapArray.of(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+            13, 14, 15, 16, 17}, 17);
+        try (SharingSession session = new SharingSession(64, null); OpenedArrays opened = new OpenedArrays()) {
+            final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64);
+            final ValueWriter w = new ValueWriter(Reducers.defaults()).wrap(buffer, 0, session);
+            w.writeValue(atLimit);
+            w.writeValue(heapAtLimit);
+            assertEquals(0, session.size(), "arrays of maxBytes are written inline");
+            w.writeValue(above);
+            w.writeValue(heapAbove);
+            assertEquals(2, session.size(), "arrays above maxBytes are shared");
+            final ValueReader in = new ValueReader(Reducers.defaults()).wrap(buffer, 0, w.position(), opened);
+            assertArrayEquals(atLimit, (double[]) in.readValue());
+            final dev.sharray.HeapArray heap = (dev.sharray.HeapArray) in.readValue();
+            assertArrayEquals(new long[] {2, 4}, heap.shape());
+            assertArrayEquals((long[]) heapAtLimit.data(), (long[]) heap.data());
+            assertArrayEquals(above, (long[]) in.readValue());
+            assertArrayEquals((int[]) heapAbove.data(), (int[]) ((dev.sharray.HeapArray) in.readValue()).data());
+            assertEquals(0, in.remaining());
         }
     }
 
