@@ -26,6 +26,41 @@ class FramesTest {
         return new OneToOneRingBuffer(new UnsafeBuffer(ByteBuffer.allocateDirect(CAPACITY + RingBufferDescriptor.TRAILER_LENGTH)));
     }
 
+    /**
+     * Messages at the boundary of one frame: the largest whole one, one byte more (a first and a last fragment),
+     * and exactly two frames' worth, each arrive intact and in order. A message of exactly maxWhole() bytes sent as
+     * a fragment would be a first fragment with no last one: never delivered, and garbling the next message.
+     */
+    @Test
+    void messagesAtTheFrameSizeBoundaryArriveIntactAndInOrder() {
+        final OneToOneRingBuffer ring = ring();
+        final Frames.Writer writer = new Frames.Writer(ring);
+        final Frames.Reader reader = new Frames.Reader(ring);
+        final int max = writer.maxWhole();
+        final List<byte[]> sent = new ArrayList<>();
+        for (int length : new int[] {max, max + 1, max - 1, 2 * max, 1}) {
+            final byte[] message = new byte[length];
+            new Random(length).nextBytes(message);
+            sent.add(message);
+        }
+        final List<byte[]> got = new ArrayList<>();
+        final Frames.Sink sink = (DirectBuffer b, int offset, int length) -> {
+            final byte[] copy = new byte[length];
+            b.getBytes(offset, copy);
+            got.add(copy);
+        };
+        for (byte[] message : sent) { // one at a time: each fits the ring once the previous one was read
+            assertTrue(writer.write(new UnsafeBuffer(message), 0, message.length, () -> false), "written");
+            while (reader.poll(sink, 100) > 0) {
+                // drain
+            }
+        }
+        assertEquals(sent.size(), got.size(), "messages delivered");
+        for (int i = 0; i < sent.size(); i++) {
+            assertArrayEquals(sent.get(i), got.get(i), "message " + i + " of " + sent.get(i).length + " bytes");
+        }
+    }
+
     @Test
     void aLargeMessageArrivesIntactAndItsReassemblyBufferIsNotKept() throws Exception {
         final OneToOneRingBuffer ring = ring();
@@ -62,7 +97,9 @@ class FramesTest {
     void garbledFrameSequencesAreRefused() {
         final byte[] payload = {1, 2, 3};
         final Frames.Sink ignore = (b, o, l) -> { };
-        for (int[] types : new int[][] {{Frames.MIDDLE}, {Frames.LAST}, {99}, {Frames.WHOLE, Frames.LAST}}) {
+        // also a fragment after a fragmented message's last one: that message is complete, a new one needs a first
+        for (int[] types : new int[][] {{Frames.MIDDLE}, {Frames.LAST}, {99}, {Frames.WHOLE, Frames.LAST},
+            {Frames.FIRST, Frames.LAST, Frames.LAST}, {Frames.FIRST, Frames.MIDDLE, Frames.LAST, Frames.MIDDLE}}) {
             final OneToOneRingBuffer ring = ring();
             for (int type : types) {
                 assertTrue(ring.write(type, new UnsafeBuffer(payload), 0, payload.length));
