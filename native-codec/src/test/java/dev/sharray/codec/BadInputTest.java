@@ -201,6 +201,18 @@ class BadInputTest {
         fails(IllegalArgumentException.class,
             "shard 4 overlaps shard 1 in memory; shards that are written must not overlap any other",
             () -> codec.encode(b));
+        for (int at : new int[] {1, 31}) { // parity 4 overlaps data 1 ([16, 32)) by one byte, at either end
+            ByteBuffer[] edge = buffers(16);
+            edge[1] = whole.slice(16, 16);
+            edge[4] = whole.slice(at, 16);
+            fails(IllegalArgumentException.class,
+                "shard 4 overlaps shard 1 in memory; shards that are written must not overlap any other",
+                () -> codec.encode(edge));
+        }
+        ByteBuffer[] adjacent = buffers(16);
+        adjacent[1] = whole.slice(0, 16);
+        adjacent[4] = whole.slice(16, 16); // touching, not overlapping: accepted
+        codec.encode(adjacent);
         ByteBuffer[] ok = buffers(16);
         fails(IllegalArgumentException.class,
             "newData overlaps shard 5 in memory; shards that are written must not overlap any other",
