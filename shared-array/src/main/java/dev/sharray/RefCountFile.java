@@ -130,6 +130,11 @@ final class RefCountFile {
 
     /** Maps an existing reference file, validating its header. */
     static RefCountFile open(Path path) {
+        // short, waits for nobody: not interruptible (the reaper maps the files it changes on the caller's thread)
+        return InterruptsSetAside.call(() -> openNow(path));
+    }
+
+    private static RefCountFile openNow(Path path) {
         Mapping mapped;
         runAccessHook(path);
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
@@ -222,6 +227,12 @@ final class RefCountFile {
      *     error): the caller cannot tell whether the array is held, and must not judge it unheld
      */
     static RefCountFile readCopy(Path path, ByteBuffer scratch) {
+        // a read that waits for nobody: an interrupt (a listing or reap on an interrupted thread) would close the
+        // channel, and the array be judged unreadable: left out of a listing, kept by the reaper as maybe held
+        return InterruptsSetAside.call(() -> readCopyNow(path, scratch));
+    }
+
+    private static RefCountFile readCopyNow(Path path, ByteBuffer scratch) {
         scratch.clear();
         runAccessHook(path);
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {

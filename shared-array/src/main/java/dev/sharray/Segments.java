@@ -246,6 +246,11 @@ final class Segments {
     }
 
     static NpyHeader readHeader(Path file) {
+        // a short read that waits for nobody: an interrupt would close its channel (a listing on an interrupted thread)
+        return InterruptsSetAside.call(() -> readHeaderNow(file));
+    }
+
+    private static NpyHeader readHeaderNow(Path file) {
         // a FIFO planted under an array's name would block a read-only open until someone writes to it
         if (Files.exists(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
             throw new UncheckedIOException(new IOException(file + " is not a regular file"));
