@@ -159,6 +159,34 @@ public final class NativeFiles {
     }
 
     private static Path locate(URL url, String fileName, Resource resource, List<Path> roots) throws IOException {
+        // Reading and extracting waits for nobody, and is done once per JVM (a library's class initialiser records
+        // a failure for the JVM's life): on an interrupted thread its channels were closed, and the native codec
+        // was unavailable for good ("cannot extract ...: ClosedByInterruptException"). The interrupt is set aside
+        // and given back; extracting again is harmless (a temporary file, moved into place atomically).
+        try {
+            return InterruptsSetAside.call(() -> {
+                try {
+                    return locateNow(url, fileName, resource, roots);
+                } catch (IOException e) {
+                    throw new Failed(e);
+                }
+            });
+        } catch (Failed e) {
+            throw e.io;
+        }
+    }
+
+    /** Carries an {@link IOException} through {@link InterruptsSetAside}, which takes unchecked work. */
+    private static final class Failed extends RuntimeException {
+        private final IOException io;
+
+        Failed(IOException io) {
+            super(io);
+            this.io = io;
+        }
+    }
+
+    private static Path locateNow(URL url, String fileName, Resource resource, List<Path> roots) throws IOException {
         if ("file".equals(url.getProtocol())) {
             try {
                 Path p = Path.of(url.toURI());

@@ -79,6 +79,29 @@ class NativeFilesTest {
         assertEquals(List.of(target), filesUnder(cache));
     }
 
+    /**
+     * A library's class initialiser locates it once per JVM and records a failure for good: on an interrupted thread
+     * the extraction's and the check's channels were closed, and the native codec was unavailable for the JVM's life.
+     */
+    @Test
+    void anInterruptedThreadExtractsAndReusesTheLibraryAndKeepsItsInterrupt() throws IOException {
+        final Path cache = tmp.resolve("cache-interrupted");
+        final Path target = cache.resolve(NativeFiles.folderName(library)).resolve("libdemo.so");
+        try {
+            Thread.currentThread().interrupt();
+            assertEquals(target, NativeFiles.locate(jarUrl(), List.of(cache)), "extracted");
+            assertTrue(Thread.currentThread().isInterrupted(), "the caller's interrupt is kept");
+            assertEquals(target, NativeFiles.locate(jarUrl(), List.of(cache)), "the cached copy checked and reused");
+            assertTrue(Thread.currentThread().isInterrupted());
+        } finally {
+            Thread.interrupted();
+        }
+        assertArrayEquals(library, Files.readAllBytes(target));
+        try (Stream<Path> files = Files.list(target.getParent())) {
+            assertEquals(List.of(target), files.collect(Collectors.toList()), "no temporary file left");
+        }
+    }
+
     @Test
     void anotherBuildGetsAnotherFolder() throws IOException {
         byte[] other = library.clone();
