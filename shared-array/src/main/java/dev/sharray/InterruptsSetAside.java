@@ -1,5 +1,7 @@
 package dev.sharray;
 
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.nio.channels.ClosedByInterruptException;
 import java.util.function.Supplier;
 
@@ -25,8 +27,11 @@ final class InterruptsSetAside {
                 try {
                     return work.get();
                 } catch (RuntimeException e) {
-                    if (attempt == MAX_ATTEMPTS || !closedByInterrupt(e)) {
+                    if (!closedByInterrupt(e)) {
                         throw e;
+                    }
+                    if (attempt == MAX_ATTEMPTS) {
+                        throw givenUp(e);
                     }
                     interrupted |= Thread.interrupted();
                 }
@@ -36,6 +41,22 @@ final class InterruptsSetAside {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * The failure of a call that interrupts kept cutting short: a {@link ClosedByInterruptException} has no message,
+     * so it said only "cannot map ...: null". An {@link UncheckedIOException} (what a closed channel gives) is
+     * replaced by one that says why, with the last failure as its cause; any other is left as it is.
+     */
+    private static RuntimeException givenUp(RuntimeException e) {
+        if (!(e instanceof UncheckedIOException)) {
+            return e;
+        }
+        final InterruptedIOException why = new InterruptedIOException("interrupted " + MAX_ATTEMPTS
+            + " times while mapping or reading its files, each interrupt closing them: the call gave up");
+        why.initCause(e);
+        final String what = e.getMessage() == null ? "" : e.getMessage().replaceFirst(": null$", "") + ": ";
+        return new UncheckedIOException(what + why.getMessage(), why);
     }
 
     private static boolean closedByInterrupt(Throwable e) {

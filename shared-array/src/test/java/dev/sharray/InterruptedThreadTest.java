@@ -1,6 +1,8 @@
 package dev.sharray;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HexFormat;
@@ -68,6 +70,28 @@ class InterruptedThreadTest {
             Thread.interrupted();
             try (SharedArray a = SharedArray.open(d)) {
                 assertEquals(2, SharedArrays.totalReferences(a), "the owner's and this one: none left by a cut-short open");
+            }
+        }
+    }
+
+    /**
+     * A call that interrupts keep cutting short gives up after a few attempts, as before; it failed with
+     * "cannot map ...: null" (a ClosedByInterruptException has no message), and now says it was interrupted.
+     */
+    @Test
+    void anOpenThatInterruptsKeepCuttingShortSaysSoAndLeavesNoReference() throws Exception {
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
+            owner.expect("ready ");
+            final Descriptor d = ArrayAgent.create(owner, "FLOAT64 100");
+            SharedArray.afterResolve = real -> Thread.currentThread().interrupt(); // every attempt
+            final java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class,
+                () -> SharedArray.open(d));
+            SharedArray.afterResolve = null;
+            assertTrue(Thread.interrupted(), "the caller's interrupt is kept");
+            assertFalse(e.getMessage().contains("null"), e.getMessage());
+            assertTrue(e.getMessage().contains("interrupted 8 times"), e.getMessage());
+            try (SharedArray a = SharedArray.open(d)) {
+                assertEquals(2, SharedArrays.totalReferences(a), "the owner's and this one: none left by the failed open");
             }
         }
     }
