@@ -28,6 +28,9 @@ final class ParallelChunks {
         void run(long offset, long length);
     }
 
+    /** Test hook: runs each time the caller's wait for helpers returns from a park (null: nothing). */
+    static volatile Runnable afterPark;
+
     private Work work;
     private final long bytes;
     private final long chunk;
@@ -83,8 +86,19 @@ final class ParallelChunks {
             ForkJoinPool.commonPool().execute(job::runChunks);
         }
         job.runChunks();
+        boolean interrupted = false;
         while (job.done.get() < job.chunks) {
             LockSupport.park(job); // a helper is finishing a chunk it claimed; it unparks us after the last one
+            // an interrupt makes every park return at once: the wait would spin on a core. The work is not
+            // interruptible: the interrupt is set aside and given back when done
+            interrupted |= Thread.interrupted();
+            final Runnable hook = afterPark;
+            if (hook != null) {
+                hook.run();
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         job.work = null; // a helper task the pool has not run yet must not keep what the work refers to alive
         final Throwable t = job.failure;

@@ -130,4 +130,42 @@ class ParallelChunksTest {
         assertSame(boom, thrown);
         assertEquals(ParallelChunks.MIN_BYTES / chunk, ran.get(), "every chunk ran");
     }
+
+    /**
+     * An interrupted caller waiting for a helper's chunk: every park returned at once on the interrupt, so it spun on a
+     * core for as long as the helper worked (the copy is not interruptible, and keeps the interrupt). The helper's
+     * chunk lasts a moment after the caller began to wait: a parked caller wakes once or twice, a spinning one
+     * thousands of times.
+     */
+    @Test
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void anInterruptedCallerWaitsForAHelpersChunkParkedAndKeepsItsInterrupt() {
+        final Thread caller = Thread.currentThread();
+        final java.util.concurrent.atomic.AtomicBoolean helperStarted = new java.util.concurrent.atomic.AtomicBoolean();
+        final java.util.concurrent.atomic.AtomicInteger wakeUps = new java.util.concurrent.atomic.AtomicInteger();
+        ParallelChunks.afterPark = wakeUps::incrementAndGet;
+        caller.interrupt();
+        try {
+            ParallelChunks.run(ParallelChunks.MIN_BYTES, ParallelChunks.MIN_BYTES / 2, (offset, length) -> {
+                if (Thread.currentThread() == caller) {
+                    while (!helperStarted.get()) { // not a latch: an interrupted await would throw
+                        Thread.onSpinWait();
+                    }
+                    return;
+                }
+                helperStarted.set(true);
+                while (wakeUps.get() == 0) { // the caller's first park returns at once on its interrupt
+                    Thread.onSpinWait();
+                }
+                // a window in which a spinning caller wakes thousands of times, and a parked one not at all
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+            });
+            assertTrue(Thread.currentThread().isInterrupted(), "the caller's interrupt is kept");
+        } finally {
+            ParallelChunks.afterPark = null;
+            Thread.interrupted();
+        }
+        assertTrue(helperStarted.get(), "no helper took a chunk");
+        assertTrue(wakeUps.get() <= 10, "the interrupted caller spun instead of parking: " + wakeUps.get() + " wake-ups");
+    }
 }
