@@ -142,6 +142,36 @@ class BadInputTest {
     }
 
     @Test
+    void anExistingEmptyOutputDirectoryNeedsNoForce() throws Exception {
+        Path empty = Files.createDirectory(dir.resolve("empty"));
+        Cli.Result r = Cli.runThreads(null, "ec", "encode", input.toString(), "-o", empty.toString(), "-k", "4", "-m", "2", "-q");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals(0, Cli.runThreads(null, "ec", "verify", empty.toString()).exit());
+    }
+
+    @Test
+    void aShardWithBytesAppendedIsNotIntact() throws Exception {
+        Path shards = encode("shards");
+        Files.write(EcEndToEndTest.shard(shards, 2), new byte[] {1}, java.nio.file.StandardOpenOption.APPEND);
+        Cli.Result v = Cli.runThreads(null, "ec", "verify", shards.toString());
+        assertTrue(v.out().contains("13 of 14 shards intact"), v::toString);
+    }
+
+    @Test
+    void aForcedReEncodeKeepsAnOldShardFiledUnderAnotherIndex() throws Exception {
+        Path shards = encode("shards"); // RS(10,4): shard-00 .. shard-13
+        Path misfiled = EcEndToEndTest.shard(shards, 9);
+        Files.copy(EcEndToEndTest.shard(shards, 3), misfiled, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        String hash = EcEndToEndTest.sha256(misfiled);
+        Cli.Result r = Cli.runThreads(null, "ec", "encode", input.toString(), "-o", shards.toString(), "-k", "4", "-m", "2",
+            "--force");
+        assertEquals(0, r.exit(), r::toString);
+        assertTrue(r.err().contains("left " + misfiled + " in place: not a shard file of the old set (its header says shard 3)"),
+            r::toString);
+        assertEquals(hash, EcEndToEndTest.sha256(misfiled));
+    }
+
+    @Test
     void outputExistsWithoutForce() throws Exception {
         Path shards = encode("shards");
         long before = Files.getLastModifiedTime(EcEndToEndTest.shard(shards, 0)).toMillis();

@@ -39,4 +39,12 @@ class ShardHeaderTest {
             assertEquals("inconsistent header fields", e.getMessage());
         }
     }
+
+    @Test
+    void anIndexPastTheLastShardIsInconsistent() throws Exception {
+        ShardHeader last = header(4, 1, 4).withIndex(5); // k + m = 6: indices 0 .. 5
+        assertEquals(last, roundTrip(last));
+        BadShardException e = assertThrows(BadShardException.class, () -> roundTrip(last.withIndex(6)));
+        assertEquals("inconsistent header fields", e.getMessage());
+    }
 }

@@ -52,6 +52,25 @@ class StagedFilesTest {
     }
 
     @Test
+    void aRenameThatFailsHalfwayTakesBackANewFileThatReplacedNothing() throws IOException {
+        writeOldSet();
+        Files.delete(dir.resolve("shard-00")); // the new set has a shard the old one lacked
+        AtomicInteger newPlaced = new AtomicInteger();
+        StagedFiles.Mover failsOnTheSecondNewFile = (from, to) -> {
+            if (from.getFileName().toString().contains(".partial-") && newPlaced.incrementAndGet() == 2) {
+                throw new IOException("injected: rename failed");
+            }
+            StagedFiles.Mover.ATOMIC.move(from, to);
+        };
+        try (StagedFiles staged = new StagedFiles(failsOnTheSecondNewFile)) {
+            stageNewSet(staged);
+            assertThrows(IOException.class, staged::commit);
+        }
+        // no old file was put back over shard-00: only the roll-back of the new one removes it
+        assertEquals(Map.of("shard-01", "old 1", "shard-02", "old 2"), contents());
+    }
+
+    @Test
     void aDirectoryWhereATargetGoesIsRefusedBeforeAnyRename() throws IOException {
         writeOldSet();
         Files.delete(dir.resolve("shard-02"));
