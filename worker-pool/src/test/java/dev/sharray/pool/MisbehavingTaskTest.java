@@ -146,6 +146,17 @@ class MisbehavingTaskTest {
     }
 
     @Test
+    void theIncubatorWarningEveryWorkerPrintsIsNotForwarded() {
+        final byte[] text = ("WARNING: Using incubator modules: jdk.incubator.vector\nfrom the task\n").getBytes(StandardCharsets.UTF_8);
+        final java.io.ByteArrayOutputStream forwarded = new java.io.ByteArrayOutputStream();
+        final OutputForwarder f = new OutputForwarder(new ByteArrayInputStream(text), "[w] ",
+            new PrintStream(forwarded, true, StandardCharsets.UTF_8), "forwarder-test");
+        f.awaitEnd(10_000);
+        assertEquals("[w] from the task" + System.lineSeparator(), forwarded.toString(StandardCharsets.UTF_8));
+        assertEquals(List.of("from the task"), f.tail());
+    }
+
+    @Test
     void aNonDaemonThreadATaskLeftRunningDoesNotKeepItsWorkerFromAnOrderlyExit(@TempDir Path dir) throws Exception {
         final String marker = dir.resolve("hooks-ran").toString();
         try (ProcessPool own = ProcessPool.builder().workers(1).build()) {
