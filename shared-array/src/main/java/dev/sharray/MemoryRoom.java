@@ -25,8 +25,15 @@ final class MemoryRoom {
 
     /** @return bytes of memory a new tmpfs file can take now, {@link Long#MAX_VALUE} when unknown */
     static long available() {
-        long room = machine();
-        final Cgroup own = Own.CGROUP;
+        return available(machine(), Own.CGROUP);
+    }
+
+    /**
+     * @param room the machine's room
+     * @param own  this process's memory cgroup, or null; package-private for tests
+     * @return the least of the machine's room and that of every cgroup from {@code own} up to its hierarchy's base
+     */
+    static long available(long room, Cgroup own) {
         if (own != null) {
             for (Path dir = own.dir; dir != null && dir.startsWith(own.base); dir = dir.getParent()) {
                 room = Math.min(room, cgroupRoom(dir, own.v2)); // a limit above ours counts as well
@@ -41,12 +48,16 @@ final class MemoryRoom {
     }
 
     /** This process's memory cgroup: its folder, under the hierarchy's {@code base}. */
-    private record Cgroup(boolean v2, Path base, Path dir) {
+    record Cgroup(boolean v2, Path base, Path dir) {
     }
 
     /** MemAvailable plus SwapFree, in bytes. */
     private static long machine() {
-        final String meminfo = read("/proc/meminfo");
+        return machine(read("/proc/meminfo"));
+    }
+
+    /** @param meminfo the text of {@code /proc/meminfo}, or null; package-private for tests */
+    static long machine(String meminfo) {
         if (meminfo == null) {
             return Long.MAX_VALUE;
         }
@@ -102,7 +113,7 @@ final class MemoryRoom {
     }
 
     /** A cgroup's limit less its usage plus its droppable page cache; {@link Long#MAX_VALUE} when unlimited. */
-    private static long cgroupRoom(Path dir, boolean v2) {
+    static long cgroupRoom(Path dir, boolean v2) { // package-private for tests
         final long limit = number(read(dir.resolve(v2 ? "memory.max" : "memory.limit_in_bytes").toString()));
         final long usage = number(read(dir.resolve(v2 ? "memory.current" : "memory.usage_in_bytes").toString()));
         if (limit < 0 || usage < 0 || limit >= Long.MAX_VALUE / 2) { // "max", or v1's unlimited (2^63 - page)
