@@ -121,4 +121,17 @@ class Crc32cTest {
         }
         assertEquals((int) whole.getValue(), Crc32c.combine(crc(head, 0, head.length), (int) part.getValue(), tail));
     }
+
+    @Test
+    void combineOverTheLongestLengthsSplitsAnyWay() {
+        // no file that long exists: combining over half a length twice must equal combining over all of it, up to
+        // the largest long (each bit of the length uses its own precomputed power of x)
+        final int crc = 0x1234_5678;
+        for (int bit = 40; bit < 63; bit++) {
+            final long half = 1L << (bit - 1);
+            assertEquals(Crc32c.combine(Crc32c.combine(crc, 0, half), 0, half), Crc32c.combine(crc, 0, 1L << bit), "2^" + bit);
+        }
+        assertEquals(Crc32c.combine(Crc32c.combine(crc, 0, 1L << 62), 0, Long.MAX_VALUE - (1L << 62)),
+            Crc32c.combine(crc, 0, Long.MAX_VALUE));
+    }
 }
