@@ -32,16 +32,21 @@ class StagedFilesTest {
         assertEquals(Map.of("shard-00", "new 0", "shard-01", "new 1", "shard-02", "new 2"), contents());
     }
 
-    @Test
-    void aRenameThatFailsHalfwayPutsEveryOldFileBack() throws IOException {
-        writeOldSet();
+    /** @return a mover whose second rename of a new file fails, as a full or failing disk would */
+    private static StagedFiles.Mover failsOnTheSecondNewFile() {
         AtomicInteger newPlaced = new AtomicInteger();
-        StagedFiles.Mover failsOnTheSecondNewFile = (from, to) -> {
+        return (from, to) -> {
             if (from.getFileName().toString().contains(".partial-") && newPlaced.incrementAndGet() == 2) {
                 throw new IOException("injected: rename failed");
             }
             StagedFiles.Mover.ATOMIC.move(from, to);
         };
+    }
+
+    @Test
+    void aRenameThatFailsHalfwayPutsEveryOldFileBack() throws IOException {
+        writeOldSet();
+        StagedFiles.Mover failsOnTheSecondNewFile = failsOnTheSecondNewFile();
         try (StagedFiles staged = new StagedFiles(failsOnTheSecondNewFile)) {
             stageNewSet(staged);
             IOException e = assertThrows(IOException.class, staged::commit);
@@ -55,13 +60,7 @@ class StagedFilesTest {
     void aRenameThatFailsHalfwayTakesBackANewFileThatReplacedNothing() throws IOException {
         writeOldSet();
         Files.delete(dir.resolve("shard-00")); // the new set has a shard the old one lacked
-        AtomicInteger newPlaced = new AtomicInteger();
-        StagedFiles.Mover failsOnTheSecondNewFile = (from, to) -> {
-            if (from.getFileName().toString().contains(".partial-") && newPlaced.incrementAndGet() == 2) {
-                throw new IOException("injected: rename failed");
-            }
-            StagedFiles.Mover.ATOMIC.move(from, to);
-        };
+        StagedFiles.Mover failsOnTheSecondNewFile = failsOnTheSecondNewFile();
         try (StagedFiles staged = new StagedFiles(failsOnTheSecondNewFile)) {
             stageNewSet(staged);
             assertThrows(IOException.class, staged::commit);
