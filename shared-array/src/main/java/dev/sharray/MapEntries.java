@@ -89,11 +89,6 @@ final class MapEntries {
     }
 
     private static long readLimit() {
-        // not Files.readString: it reads a numeric sysctl file (size 0 to stat) as its first character only, "6"
-        try (FileInputStream in = new FileInputStream("/proc/sys/vm/max_map_count")) {
-            return Long.parseLong(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).trim());
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
+        return KernelFiles.readLong("/proc/sys/vm/max_map_count", 0);
     }
 }

@@ -1,8 +1,5 @@
 package dev.sharray;
 
-import java.io.FileInputStream;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -53,7 +50,7 @@ final class MemoryRoom {
 
     /** MemAvailable plus SwapFree, in bytes. */
     private static long machine() {
-        return machine(read("/proc/meminfo"));
+        return machine(KernelFiles.read("/proc/meminfo"));
     }
 
     /** @param meminfo the text of {@code /proc/meminfo}, or null; package-private for tests */
@@ -83,7 +80,7 @@ final class MemoryRoom {
 
     /** @return this process's memory cgroup, or null when there is none to read */
     private static Cgroup ownCgroup() {
-        final String self = read("/proc/self/cgroup");
+        final String self = KernelFiles.read("/proc/self/cgroup");
         if (self == null) {
             return null;
         }
@@ -114,12 +111,12 @@ final class MemoryRoom {
 
     /** A cgroup's limit less its usage plus its droppable page cache; {@link Long#MAX_VALUE} when unlimited. */
     static long cgroupRoom(Path dir, boolean v2) { // package-private for tests
-        final long limit = number(read(dir.resolve(v2 ? "memory.max" : "memory.limit_in_bytes").toString()));
-        final long usage = number(read(dir.resolve(v2 ? "memory.current" : "memory.usage_in_bytes").toString()));
+        final long limit = number(KernelFiles.read(dir.resolve(v2 ? "memory.max" : "memory.limit_in_bytes").toString()));
+        final long usage = number(KernelFiles.read(dir.resolve(v2 ? "memory.current" : "memory.usage_in_bytes").toString()));
         if (limit < 0 || usage < 0 || limit >= Long.MAX_VALUE / 2) { // "max", or v1's unlimited (2^63 - page)
             return Long.MAX_VALUE;
         }
-        final String stat = read(dir.resolve("memory.stat").toString());
+        final String stat = KernelFiles.read(dir.resolve("memory.stat").toString());
         long inactiveFile = 0;
         if (stat != null) {
             for (String line : stat.split("\n")) {
@@ -139,15 +136,6 @@ final class MemoryRoom {
             return Long.parseLong(text.trim());
         } catch (NumberFormatException e) {
             return -1; // "max"
-        }
-    }
-
-    /** A small kernel file read whole (not with Files.readString: see {@link MapEntries}), or null. */
-    private static String read(String path) {
-        try (FileInputStream in = new FileInputStream(path)) {
-            return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-            return null;
         }
     }
 }

@@ -340,13 +340,7 @@ public final class NativeFiles {
     private static final int OVERFLOW_UID = overflowUid();
 
     private static int overflowUid() {
-        // not Files.readString: it reads a numeric sysctl file (size 0 to stat) one byte first, and the kernel answers
-        // a read past offset 0 of such a file with end-of-file, so "65534" came back as "6", the uid of "man"
-        try (java.io.FileInputStream in = new java.io.FileInputStream("/proc/sys/kernel/overflowuid")) {
-            return Integer.parseInt(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).strip());
-        } catch (IOException | RuntimeException e) {
-            return 65534;
-        }
+        return (int) KernelFiles.readLong("/proc/sys/kernel/overflowuid", 65534);
     }
 
     /** Creates missing folders of {@code folder} with mode 0700 (existing ones are left as they are). */

@@ -91,11 +91,8 @@ final class TempFolders {
     private static String hostName() {
         String h = System.getenv("HOSTNAME");
         if (h == null || h.isBlank()) {
-            try {
-                h = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
-            } catch (IOException | RuntimeException e) {
-                h = null;
-            }
+            h = KernelFiles.read("/proc/sys/kernel/hostname");
+            h = h == null ? null : h.strip();
         }
         if (h == null || h.isBlank()) {
             try {
