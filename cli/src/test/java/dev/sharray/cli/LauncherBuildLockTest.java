@@ -12,6 +12,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -139,6 +140,27 @@ class LauncherBuildLockTest {
         assertEquals("build 7", Files.readString(Path.of(lastClasspath().split(":")[0])).strip());
     }
 
+    /**
+     * The JDK prints "WARNING: Using incubator modules" on every JVM that resolves the Vector API module, so the CLI's
+     * JVM gets it only where it may run the codec's pure-Java backend: {@code ec}, and the demo on threads.
+     */
+    @Test
+    void onlyCommandsThatMayCodeInTheCliJvmGetTheVectorModule() throws Exception {
+        Path bin = scratchCheckout();
+        String[][] commands = {{"ls"}, {"clean"}, {"--help"}, {"-q", "ls"}, {"demo"}, {"ec", "encode", "x"},
+            {"-q", "ec", "verify", "y"}, {"demo", "--threads"}};
+        for (String[] args : commands) {
+            assertFinishedOk(launcher(bin, false, args));
+        }
+        Process threadsByEnvironment = launcher(bin, false, Map.of("SHARRAY_PARALLEL", "threads"), "demo");
+        assertFinishedOk(threadsByEnvironment);
+        List<String> runs = Files.readAllLines(root.resolve("java-commands"));
+        assertEquals(commands.length + 1, runs.size(), runs.toString());
+        List<Boolean> withModule = runs.stream().map(r -> r.contains("--add-modules=jdk.incubator.vector")).toList();
+        assertEquals(List.of(false, false, false, false, false, true, true, true, true), withModule, runs.toString());
+        assertTrue(runs.get(0).contains("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED"), "the other flags stay");
+    }
+
     @Test
     void whereNoCopyCanBeMadeCommandsRunFromTheBuildsJars() throws Exception {
         Path bin = scratchCheckout();
@@ -253,7 +275,8 @@ class LauncherBuildLockTest {
             case "$*" in
               *XshowSettings*) echo '    java.specification.version = 17' >&2 ;;
               *DumpLoadedClassList*) echo train >> "$ROOT_UNDER_TEST/trainings"; exit 1 ;;
-              *dev.sharray.cli.Main*) prev=; for a in "$@"; do [ "$prev" = -cp ] && echo "$a" >> "$ROOT_UNDER_TEST/java-runs"; prev=$a; done ;;
+              *dev.sharray.cli.Main*) prev=; for a in "$@"; do [ "$prev" = -cp ] && echo "$a" >> "$ROOT_UNDER_TEST/java-runs"; prev=$a; done
+                echo "$*" >> "$ROOT_UNDER_TEST/java-commands" ;;
             esac
             exit 0
             """);
@@ -261,6 +284,11 @@ class LauncherBuildLockTest {
     }
 
     private Process launcher(Path bin, boolean noClassData, String... args) throws Exception {
+        return launcher(bin, noClassData, Map.of(), args);
+    }
+
+    private Process launcher(Path bin, boolean noClassData, Map<String, String> environment, String... args)
+            throws Exception {
         List<String> cmd = new ArrayList<>(List.of("bash", root.resolve("sharray").toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
@@ -271,6 +299,9 @@ class LauncherBuildLockTest {
         } else {
             pb.environment().remove("SHARRAY_NO_CDS");
         }
+        pb.environment().remove("SHARRAY_PARALLEL");
+        pb.environment().remove("SHARRAY_JAVA_OPTS");
+        pb.environment().putAll(environment);
         return pb.start();
     }
 
