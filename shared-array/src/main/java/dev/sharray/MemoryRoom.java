@@ -112,8 +112,11 @@ final class MemoryRoom {
     /** A cgroup's limit less its usage plus its droppable page cache; {@link Long#MAX_VALUE} when unlimited. */
     static long cgroupRoom(Path dir, boolean v2) { // package-private for tests
         final long limit = number(KernelFiles.read(dir.resolve(v2 ? "memory.max" : "memory.limit_in_bytes").toString()));
+        if (limit < 0 || limit >= Long.MAX_VALUE / 2) { // "max", or v1's unlimited (2^63 - page): no need for the rest
+            return Long.MAX_VALUE;
+        }
         final long usage = number(KernelFiles.read(dir.resolve(v2 ? "memory.current" : "memory.usage_in_bytes").toString()));
-        if (limit < 0 || usage < 0 || limit >= Long.MAX_VALUE / 2) { // "max", or v1's unlimited (2^63 - page)
+        if (usage < 0) {
             return Long.MAX_VALUE;
         }
         final String stat = KernelFiles.read(dir.resolve("memory.stat").toString());

@@ -185,6 +185,10 @@ final class TempFolders {
 
     /** @return the bytes this process may still use in {@code dir}'s file system, or -1 when unknown */
     static long usableSpace(Path dir) {
+        final Posix.FileSystemSpace fs = Posix.fileSystemOf(dir.toString());
+        if (fs != null) {
+            return fs.usableBytes();
+        }
         try {
             return Files.getFileStore(dir).getUsableSpace();
         } catch (IOException e) {
@@ -200,7 +204,9 @@ final class TempFolders {
      *     {@link MemoryRoom}), else {@link Long#MAX_VALUE}
      */
     static long memoryRoom(Path dir) {
-        return TMPFS.equals(fileSystemType(dir)) ? MemoryRoom.available() : Long.MAX_VALUE;
+        final Posix.FileSystemSpace fs = Posix.fileSystemOf(dir.toString());
+        final boolean tmpfs = fs != null ? fs.type() == Posix.TMPFS_MAGIC : TMPFS.equals(fileSystemType(dir));
+        return tmpfs ? MemoryRoom.available() : Long.MAX_VALUE;
     }
 
     /** @return the file system type of {@code dir} ("tmpfs", "ext4", ...), or "" when unknown */
