@@ -3,16 +3,13 @@ package dev.sharray.pool;
 import dev.sharray.SharedArray;
 import dev.sharray.SharedArrays;
 import dev.sharray.reducers.CopyCache;
-import dev.sharray.reducers.OpenedArrays;
 import dev.sharray.reducers.SharingSession;
 import dev.sharray.reducers.Reducer;
 import dev.sharray.reducers.Reducers;
-import org.agrona.DirectBuffer;
 
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,15 +21,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
-import java.util.function.Function;
-import java.util.function.IntPredicate;
 
 /**
  * A pool of worker JVMs that run {@link RemoteFunction}s. Arguments, captured values and results
@@ -67,20 +59,7 @@ import java.util.function.IntPredicate;
  * pool's results until it ends; on a waiting caller's thread, it holds them up for at most about 5 ms.
  */
 public final class ProcessPool implements AutoCloseable {
-    private static final int RUNNING = 0;
-    private static final int CLOSING = 1;
-    private static final int CLOSED = 2;
     private static final AtomicInteger POOL_SEQ = new AtomicInteger();
-    /** How long a waiting thread polls for its own result before blocking. */
-    private static final long HELP_SPIN_NANOS = 30_000;
-    private static final long HELP_YIELD_NANOS = 200_000;
-    /**
-     * A counted caller that has not polled for this long is running callbacks, which may block or wait for another
-     * task: the result thread reads the rings meanwhile.
-     */
-    private static final long CALLER_POLL_STALE_NANOS = 5_000_000;
-    /** How long stopping waits for a replacement being started, and for the result thread. */
-    private static final long STOP_GRACE_MILLIS = 5_000;
     /** The longest timeout that gets a deadline (~146 years); a longer one is none (see checkedTimeout). */
     private static final Duration LONGEST_TIMEOUT = Duration.ofNanos(Long.MAX_VALUE / 2);
     /** Per function class: the mean task time of its latest map call, 0 before one was measured (see TaskGrouping). */
@@ -95,66 +74,23 @@ public final class ProcessPool implements AutoCloseable {
     private final Path folder;
     private final String name;
     private final WorkerStarter starter;
-    /** Binds each new worker's answers to {@link #onResult}. */
-    private final Function<Worker, Frames.Sink> resultSinks = ResultSink::new;
     private final AtomicLong taskSeq = new AtomicLong();
     private final AtomicInteger mapSeq = new AtomicInteger();
-    /** Tasks not yet sent, and which of them a worker gets. */
-    private final TaskQueue queue = new TaskQueue();
-    /** Completes a task cancelled by its caller while queued (one instance: dispatching allocates nothing). */
-    private final Consumer<Task> finishCancelled = this::finishUnsent;
-    private final IntPredicate currentWorker = this::isCurrentWorker;
     /** Tasks submitted and not yet completed (queued, running, or being finished). */
     private final AtomicInteger inFlight = new AtomicInteger();
-    private final AtomicLong groupsSent = new AtomicLong();
-    private final AtomicLong tasksQueuedBehind = new AtomicLong();
-    private final AtomicInteger spinningWaiters = new AtomicInteger();
-    /**
-     * When a caller counted in {@link #spinningWaiters} last began a poll ({@link System#nanoTime()}); written with
-     * release semantics, not volatile: it is read every ~0.2 ms by the result thread, and written at every turn of a
-     * caller's poll loop.
-     */
-    @SuppressWarnings("unused") // through CALLER_POLLED_AT
-    private long callerPolledAt;
-    private static final java.lang.invoke.VarHandle CALLER_POLLED_AT;
-
-    static {
-        try {
-            CALLER_POLLED_AT = java.lang.invoke.MethodHandles.lookup().findVarHandle(ProcessPool.class, "callerPolledAt",
-                long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-    private final AtomicInteger state = new AtomicInteger(RUNNING);
-    /** Guards reading the result rings and the {@link #workers} array's membership. */
-    private final ReentrantLock pumpLock = new ReentrantLock();
-    /** Decodes answers (pump lock held). */
-    private final ResultDecoder resultDecoder;
+    private final PoolState state = new PoolState();
+    private final PoolWorkers workers = new PoolWorkers();
     private final ExecutorService supervisor;
     private final ResultThread results;
-    /** Set once every worker has died and no replacement could be started: tasks then fail at once. */
-    private volatile IllegalStateException noWorkers;
+    private final TaskFinisher finisher;
+    private final TaskDispatcher dispatcher;
+    private final ResultPump pump;
+    private final WaitingCallers callers;
+    private final WorkerExits exits;
+    private final StopSequence stopSequence;
     private final ThreadLocal<ArgumentEncoder> encoders;
     /** Shared copies of heap arguments kept for the next call (see {@link Builder#copyCacheBytes}). */
     private final CopyCache copies;
-    private volatile Worker[] workers = new Worker[0];
-    private volatile boolean shutdownNow;
-    /** Set by a dispatcher that could not queue tasks behind running ones because a pump held the lock. */
-    private volatile boolean queueBehindMissed;
-    /** Test hook (null in use): runs in a dispatcher between claiming a worker and publishing its task. */
-    private volatile Runnable beforeTaskPublished;
-    /** Test hook (null in use): runs in a worker's exit handling once it has taken the worker's task. */
-    private volatile Runnable afterExitTookTask;
-    /** Test hook (null in use): runs when a task has timed out, before its worker is killed (pump lock held). */
-    private volatile Runnable beforeTimeoutKill;
-    /** Test hook (null in use): runs in the stop, once the result thread has ended, before the workers are stopped. */
-    private volatile Runnable duringStop;
-    /**
-     * Answered tasks found by the current pump, completed after the pump lock is released; and tasks settled by a
-     * worker's exit, completed by the next pump.
-     */
-    private Task doneHead;
 
     private ProcessPool(Config config) {
         this.config = config;
@@ -168,19 +104,28 @@ public final class ProcessPool implements AutoCloseable {
                 config.retainMappingBytes, config.jvmOptions,
                 config.reducers.registered().stream().map(r -> r.getClass().getName()).toList());
             starter = new WorkerStarter(folder, name, launcher, config.ringCapacity, config.out, config.err,
-                () -> state.get() == CLOSED, () -> shutdownNow);
+                state::closed, state::shutdownNowCalled);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the pool's temp folder", e);
         }
-        this.resultDecoder = new ResultDecoder(config.reducers);
         this.encoders = ThreadLocal.withInitial(() -> new ArgumentEncoder(config.reducers));
         this.supervisor = Executors.newSingleThreadExecutor(r -> {
             final Thread t = new Thread(r, name + "-supervisor");
             t.setDaemon(true);
             return t;
         });
-        this.results = new ResultThread(new ResultSource(), name, supervisor, doorbellPath, config.resultSleepNanos, config.err);
+        final TaskQueue queue = new TaskQueue();
+        this.results = new ResultThread(name, supervisor, doorbellPath, config.resultSleepNanos, config.err);
+        this.finisher = new TaskFinisher(inFlight, config.err, name);
+        this.dispatcher = new TaskDispatcher(queue, workers, finisher, results, state, inFlight);
+        this.pump = new ResultPump(workers, queue, dispatcher, finisher, results, new ResultDecoder(config.reducers), state,
+            config.err, name);
+        this.callers = new WaitingCallers(pump, results, state, inFlight);
+        this.exits = new WorkerExits(workers, queue, dispatcher, pump, results, starter, supervisor, state, inFlight,
+            config.err, name);
+        this.stopSequence = new StopSequence(state, workers, pump, results, exits, starter, supervisor, copies);
     }
+
 
     /**
      * Starts a pool of {@code workers} worker JVMs with default settings and waits until all are ready.
@@ -203,37 +148,28 @@ public final class ProcessPool implements AutoCloseable {
         int awaited = 0; // awaitHello cleans up a worker it gives up on; later ones are ours to clean
         try {
             for (int i = 0; i < config.workers; i++) {
-                launched.add(starter.launch(resultSinks));
+                launched.add(starter.launch(pump.sinks()));
             }
             for (Worker w : launched) {
                 awaited++;
-                started.add(starter.awaitHello(w, resultSinks));
+                started.add(starter.awaitHello(w, pump.sinks()));
             }
         } catch (RuntimeException | Error e) {
             for (int i = awaited; i < launched.size(); i++) {
                 starter.abandon(launched.get(i));
             }
-            workers = started.toArray(new Worker[0]);
+            workers.replaceAll(started.toArray(new Worker[0]));
             shutdownNow();
             throw e;
         }
-        workers = started.toArray(new Worker[0]);
+        workers.replaceAll(started.toArray(new Worker[0]));
         for (Worker w : started) {
             w.state.set(Worker.IDLE);
-            watchExit(w);
+            exits.watch(w);
         }
-        results.start();
+        results.start(new ResultSource(pump, callers, workers, state, inFlight));
     }
 
-    private void watchExit(Worker w) {
-        w.process.onExit().thenRun(() -> {
-            try {
-                supervisor.execute(() -> onWorkerExit(w));
-            } catch (RejectedExecutionException closing) {
-                // the pool is stopping: stop() handles every worker itself
-            }
-        });
-    }
 
     // ------------------------------------------------------------------------------------ submitting
 
@@ -291,7 +227,7 @@ public final class ProcessPool implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        enqueue(task);
+        dispatcher.enqueue(task, true);
         return (CompletableFuture<R>) task.future;
     }
 
@@ -353,7 +289,7 @@ public final class ProcessPool implements AutoCloseable {
                     try {
                         sharing.close();
                     } finally {
-                        forgetMapFunction(mapId);
+                        workers.forgetMapFunction(mapId);
                     }
                 };
             }
@@ -374,14 +310,14 @@ public final class ProcessPool implements AutoCloseable {
         for (int i = 0; i < tasks.size(); i++) {
             try {
                 // all queued before any is sent, so idle workers get groups rather than one task each
-                enqueue(tasks.get(i), i == tasks.size() - 1);
+                dispatcher.enqueue(tasks.get(i), i == tasks.size() - 1);
             } catch (RuntimeException e) {
                 // enqueue counted the refused task done; the rest never run: count them too, so the batch
                 // releases its pinned arrays and shared copies
                 for (int j = i + 1; j < tasks.size(); j++) {
                     tasks.get(j).batch.taskDone();
                 }
-                dispatch(); // the ones queued before it still run: close() drains them
+                dispatcher.dispatch(); // the ones queued before it still run: close() drains them
                 throw e;
             }
         }
@@ -419,7 +355,7 @@ public final class ProcessPool implements AutoCloseable {
             // the call fails as a whole: the arrays in the results that did arrive are nobody's
             for (Task t : tasks) {
                 try {
-                    releaseResultArrays(t);
+                    finisher.releaseResultArrays(t);
                 } catch (RuntimeException e) {
                     failure.addSuppressed(e);
                 }
@@ -454,22 +390,10 @@ public final class ProcessPool implements AutoCloseable {
         return id;
     }
 
-    /** A map call is over: workers that cache its function drop it (a dead worker's cache died with it). */
-    private void forgetMapFunction(int mapId) {
-        for (Worker w : workers) {
-            w.forget(mapId);
-        }
-    }
 
     /** Test hook: how many workers have raised their sleeping flag (see {@link RingFile}). */
     int sleepingWorkers() {
-        int n = 0;
-        for (Worker w : workers) {
-            if (w.asleep()) {
-                n++;
-            }
-        }
-        return n;
+        return workers.sleeping();
     }
 
     /**
@@ -477,13 +401,7 @@ public final class ProcessPool implements AutoCloseable {
      * does, with nothing read.
      */
     void holdPumpLockWhile(Runnable during) {
-        pumpLock.lock();
-        try {
-            during.run();
-        } finally {
-            pumpLock.unlock();
-        }
-        afterPump(null);
+        pump.holdLockWhile(during);
     }
 
     /**
@@ -491,34 +409,44 @@ public final class ProcessPool implements AutoCloseable {
      * (null: none).
      */
     void beforeTaskPublished(Runnable hook) {
-        beforeTaskPublished = hook;
+        dispatcher.beforeTaskPublished(hook);
     }
 
     /** Test hook: {@code hook} runs in the exit handling of workers, under the pump lock, once it has taken the task. */
     void afterExitTookTask(Runnable hook) {
-        afterExitTookTask = hook;
+        exits.afterExitTookTask(hook);
     }
 
     /** Test hook: {@code hook} runs when a task has timed out, under the pump lock, before its worker is killed. */
     void beforeTimeoutKill(Runnable hook) {
-        beforeTimeoutKill = hook;
+        pump.beforeTimeoutKill(hook);
     }
 
     /** Test hook: {@code hook} runs in the stop, before the workers are stopped (null: none). */
     void duringStop(Runnable hook) {
-        duringStop = hook;
-    }
-
-    private static void runHook(Runnable hook) {
-        if (hook != null) {
-            hook.run();
-        }
+        stopSequence.duringStop(hook);
     }
 
     /** Test hook: whether a dispatcher left a queue-behind for the pump lock's holder. */
     boolean queueBehindMissed() {
-        return queueBehindMissed;
+        return dispatcher.queueBehindMissed();
     }
+
+    /** @return how many tasks were sent to a worker behind the one it was running, since the pool started (for tests) */
+    long tasksQueuedBehind() {
+        return dispatcher.tasksQueuedBehind();
+    }
+
+    /** @return the id of the worker that last ran argument position {@code position} of a placed map call, 0 if none (for tests) */
+    int workerForPosition(int position) {
+        return dispatcher.workerForPosition(position);
+    }
+
+    /** @return how many messages carried more than one task, since the pool started (for tests) */
+    long groupsSent() {
+        return dispatcher.groupsSent();
+    }
+
 
     /** Test hook: whether the result thread sleeps on its doorbell, or is about to. */
     boolean resultThreadSleeping() {
@@ -540,7 +468,7 @@ public final class ProcessPool implements AutoCloseable {
         final Task.Batch alone = new Task.Batch(1, null);
         final Task t = new Task(taskSeq.incrementAndGet(), new TaskFuture<>(this, alone), fn, arg, null, alone, -1);
         t.future.bind(t);
-        enqueue(t);
+        dispatcher.enqueue(t, true);
         return t.future;
     }
 
@@ -609,249 +537,13 @@ public final class ProcessPool implements AutoCloseable {
         return new SharingSession(config.maxBytes, config.tempFolder, copies);
     }
 
-    private void enqueue(Task t) {
-        enqueue(t, true);
-    }
-
-    /**
-     * Queues a task, counted in flight; hands queued tasks to idle workers when {@code dispatchNow}.
-     *
-     * @throws IllegalStateException when the pool is closed (the task is counted done)
-     */
-    private void enqueue(Task t, boolean dispatchNow) {
-        // count first, check state second: close() sets the state first and then waits for the count,
-        // so a task either is refused here or is drained by close()
-        final int before = inFlight.getAndIncrement();
-        if (state.get() != RUNNING) {
-            inFlight.decrementAndGet();
-            t.batch.taskDone();
-            throw new IllegalStateException("ProcessPool is closed: no new tasks are accepted");
-        }
-        queue.offer(t);
-        if (noWorkers != null) {
-            // every worker died and none could be started: fail now instead of waiting forever (whichever
-            // of this check and replace()'s failPending sees the task first fails it)
-            failPendingNoWorkers();
-            return;
-        }
-        if (state.get() == CLOSED) {
-            // shutdownNow() does not wait for the count: it may have drained the queue before this offer
-            cancelPending();
-            return;
-        }
-        if (before == 0) {
-            results.taskQueuedOnIdlePool();
-        }
-        if (dispatchNow) {
-            dispatch();
-        }
-    }
-
-    /** @return a task's own shutdown failure (callers add suppressed exceptions to it: none may be shared) */
-    private static CancellationException shutDown() {
-        return new CancellationException("ProcessPool was shut down");
-    }
-
-    /** Fails every queued task: the pool is closed and no worker will take them. */
-    private void cancelPending() {
-        for (Task t = queue.poll(); t != null; t = queue.poll()) {
-            t.error = shutDown();
-            finish(t);
-        }
-    }
-
-    /** Hands queued tasks to idle workers, from whichever thread has just made progress possible. */
-    private void dispatch() {
-        while (!queue.isEmpty()) {
-            final Worker w = claimIdleWorker();
-            if (w == null) {
-                if (queueBehindRunningTasks()) {
-                    continue; // a worker went idle meanwhile, or another dispatcher missed the lock: look again
-                }
-                return;
-            }
-            Task t = queue.take(w.id, currentWorker);
-            while (t != null && t.future.isDone()) {
-                // cancelled by the caller while queued: never runs
-                finishUnsent(t);
-                t = queue.take(w.id, currentWorker);
-            }
-            if (t == null) {
-                w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
-                continue;
-            }
-            queue.groupBehind(t, workers.length, finishCancelled);
-            // the clock only for a deadline or for the call's time per task (TaskGrouping)
-            final long now = t.timeout != null || t.batch.grouping != null ? System.nanoTime() : 0;
-            int index = 0;
-            for (Task g = t; g != null; g = g.nextInGroup) {
-                g.worker = w;
-                g.sentAt = now;
-                g.groupIndex = ++index;
-            }
-            t.deadline = t.timeout == null ? 0 : now + Math.max(1, t.timeout.toNanos());
-            queue.placed(t, w.id);
-            runHook(beforeTaskPublished);
-            w.inFlight.set(t);
-            if (t.deadline != 0) {
-                results.deadlineStarted();
-            }
-            final boolean group = t.nextInGroup != null; // read now: once sent, a task may be queued behind it
-            boolean sent;
-            try {
-                sent = w.send(t);
-            } catch (RuntimeException | Error e) {
-                // the message could not be encoded (e.g. out of memory for a huge one): fail its tasks only
-                if (w.inFlight.compareAndSet(t, null)) {
-                    w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
-                    for (Task g = t; g != null; ) {
-                        final Task next = g.nextInGroup;
-                        g.nextInGroup = null;
-                        g.error = e;
-                        finish(g);
-                        g = next;
-                    }
-                }
-                continue;
-            }
-            if (!sent && w.inFlight.compareAndSet(t, null)) {
-                // the worker died before taking them: the tasks never ran, so they may run elsewhere
-                queue.requeueUnstarted(t);
-                if (state.get() == CLOSED) {
-                    cancelPending();
-                }
-            } else if (sent && group) {
-                groupsSent.incrementAndGet();
-            }
-        }
-    }
-
-    /**
-     * With every worker busy, sends a worker whose running task is its only one the next queued task of the
-     * same map call, so the worker starts it the moment the running one ends instead of idling through the
-     * round trip of the answer and the next task. On a busy small machine that round trip waits for the
-     * parent to be scheduled: ~1 ms between tasks of ~10 ms on 2 cores with 2 workers. Only for calls whose
-     * tasks outlast {@link TaskGrouping#TARGET_NANOS} (shorter ones travel in groups), and only while at least
-     * as many of the call's tasks wait as there are workers, so the call's last tasks still go to whichever
-     * worker is free first. Under the pump lock, as every change to a running task's chain is. When another
-     * thread holds it, this one leaves {@link #queueBehindMissed} for it and tries once more: a pump that lets go
-     * of the lock and finds the flag dispatches again, so the chance is not lost until the first answer.
-     *
-     * @return whether the caller should look for work to dispatch again: a dispatcher left the flag meanwhile,
-     *         or a worker went idle while a task was off the queue here
-     */
-    private boolean queueBehindRunningTasks() {
-        final Task head = queue.peek();
-        if (head == null || head.batch.grouping == null || !head.batch.grouping.tasksOutlastTarget()) {
-            return false; // the common case of short tasks: no lock, no queue traffic on their hot path
-        }
-        if (!pumpLock.tryLock()) {
-            // raised before the second try: either that try succeeds, or the holder unlocks after the flag is up
-            queueBehindMissed = true;
-            if (!pumpLock.tryLock()) {
-                return false;
-            }
-        }
-        Task failed = null;
-        boolean offeredBack = false;
-        try {
-            for (Worker w : workers) {
-                final Task running = w.inFlight.get();
-                if (running == null || !running.sent || running.nextInGroup != null || w.state.get() != Worker.BUSY) {
-                    continue;
-                }
-                final Task next = queue.take(w.id, currentWorker);
-                if (next == null) {
-                    break;
-                }
-                if (next.batch != running.batch || !queue.worthQueueingBehind(next, workers.length)) {
-                    queue.offerFirst(next);
-                    offeredBack = true;
-                    continue;
-                }
-                next.worker = w;
-                next.groupIndex = 1;
-                next.sentAt = System.nanoTime();
-                running.nextInGroup = next; // the deadline starts when the worker answers the running task
-                boolean sent;
-                try {
-                    sent = w.send(next);
-                } catch (RuntimeException | Error e) {
-                    running.nextInGroup = null;
-                    next.error = e;
-                    next.nextDone = failed;
-                    failed = next;
-                    continue;
-                }
-                if (sent) {
-                    queue.placed(next, w.id);
-                    tasksQueuedBehind.incrementAndGet();
-                } else {
-                    running.nextInGroup = null; // the worker is dying: its exit requeues nothing of this one
-                    next.worker = null;
-                    queue.offerFirst(next);
-                    offeredBack = true;
-                }
-            }
-        } finally {
-            pumpLock.unlock();
-        }
-        finishInOrder(failed);
-        // another dispatcher left the flag while this one held the lock (or this one did, before its second try);
-        // a worker that went idle while a task was off the queue here found the queue empty
-        return takeQueueBehindMissed() || offeredBack && hasIdleWorker();
-    }
-
-    private boolean isCurrentWorker(int id) {
-        for (Worker w : workers) {
-            if (w.id == id) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean hasIdleWorker() {
-        for (Worker w : workers) {
-            if (w.state.get() == Worker.IDLE) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** @return how many tasks were sent to a worker behind the one it was running, since the pool started (for tests) */
-    long tasksQueuedBehind() {
-        return tasksQueuedBehind.get();
-    }
-
-    /** @return the id of the worker that last ran argument position {@code position} of a placed map call, 0 if none (for tests) */
-    int workerForPosition(int position) {
-        return queue.workerFor(position);
-    }
-
-    /** @return how many messages carried more than one task, since the pool started (for tests) */
-    long groupsSent() {
-        return groupsSent.get();
-    }
-
-    private Worker claimIdleWorker() {
-        for (Worker w : workers) {
-            if (w.claim()) {
-                return w;
-            }
-        }
-        return null;
-    }
-
-    // -------------------------------------------------------------------------------------- results
 
     /**
      * Called by a waiting thread: polls results itself for a short while before the caller blocks; not for a
      * task of a call whose tasks are measured long (the polling would only take a core from the workers).
      */
     void helpUntilDone(TaskFuture<?> f) {
-        helpUntilDone(f, Long.MAX_VALUE);
+        callers.helpUntilDone(f, Long.MAX_VALUE);
     }
 
     /**
@@ -860,564 +552,34 @@ public final class ProcessPool implements AutoCloseable {
      * passed. That thread reads the answers: were it to block, nothing would complete the task it waits for.
      */
     void helpUntilDone(TaskFuture<?> f, long timeoutNanos) {
-        if (state.get() == CLOSED) {
-            settleStopped(); // nothing but stop() would complete it, and this thread may be running stop()'s callbacks
-        }
-        if (results.isCurrentThread()) {
-            final long start = System.nanoTime();
-            while (!f.isDone() && System.nanoTime() - start < timeoutNanos) {
-                if (state.get() == CLOSED) {
-                    // closed while we wait: stop() would settle a queued task only after its wait for this thread
-                    settleStopped();
-                }
-                if (tryPump() == 0) {
-                    LockSupport.parkNanos(200_000); // as close() drains: no doorbell to sleep on here
-                }
-            }
-            return;
-        }
-        if (f.expectsLongWait()) {
-            return;
-        }
-        spinningWaiters.incrementAndGet();
-        try {
-            final long start = System.nanoTime();
-            while (!f.isDone()) {
-                final long now = System.nanoTime();
-                CALLER_POLLED_AT.setRelease(this, now);
-                if (tryPump() > 0) {
-                    continue;
-                }
-                final long waited = now - start;
-                if (waited < HELP_SPIN_NANOS) {
-                    Thread.onSpinWait();
-                } else if (waited < HELP_SPIN_NANOS + HELP_YIELD_NANOS) {
-                    Thread.yield();
-                } else {
-                    break;
-                }
-            }
-        } finally {
-            if (spinningWaiters.decrementAndGet() == 0 && inFlight.get() > 0) {
-                results.callerStoppedPolling();
-            }
-        }
-    }
-
-    /** Polls every worker's result ring once if no other thread is; completes what arrived. */
-    private int tryPump() {
-        return tryPump(false);
+        callers.helpUntilDone(f, timeoutNanos);
     }
 
     /**
-     * @param beforeSleep first raise every worker's parent-sleeping flag (under the pump lock: their rings stay
-     *                    mapped), so this look at the rings is the result thread's last before it sleeps
-     * @return the results found; when another thread holds the pump lock, 0, or -1 with {@code beforeSleep}
-     */
-    private int tryPump(boolean beforeSleep) {
-        if (!pumpLock.tryLock()) {
-            return beforeSleep ? -1 : 0;
-        }
-        final int work;
-        final Task done;
-        // an interrupt of the thread that pumps (a waiting caller's, or one a callback left on the result thread)
-        // is not meant for the answers it reads, which may be other callers': opening a result's arrays maps
-        // files through channels that an interrupt closes, which failed those tasks (MalformedDataException)
-        final boolean interrupted = Thread.interrupted();
-        try {
-            if (beforeSleep) {
-                for (Worker w : workers) {
-                    w.rings.markParentSleeping();
-                }
-            }
-            work = pumpLocked();
-            done = takeDone();
-        } finally {
-            pumpLock.unlock();
-            if (interrupted) {
-                Thread.currentThread().interrupt(); // the caller's, kept as the wait promises
-            }
-        }
-        afterPump(done);
-        return work;
-    }
-
-    /**
-     * A pump has let go of the lock: completes the tasks it found, and dispatches for a dispatcher that found
-     * the lock held ({@link #queueBehindMissed}).
-     */
-    private void afterPump(Task done) {
-        if (done != null) {
-            finishAll(done); // dispatches, which serves a missed queue-behind too
-            if (state.get() == CLOSED && !queue.isEmpty()) {
-                cancelPending(); // a timed-out task's group was requeued after shutdownNow() drained the queue
-            }
-        } else if (takeQueueBehindMissed()) {
-            dispatch();
-        }
-    }
-
-    /** @return whether a dispatcher left a queue-behind for the pump lock's holder; lowers the flag */
-    private boolean takeQueueBehindMissed() {
-        if (!queueBehindMissed) {
-            return false; // the common case only reads it
-        }
-        queueBehindMissed = false;
-        return true;
-    }
-
-    private int pumpLocked() {
-        int work = 0;
-        boolean deadlines = false;
-        for (Worker w : workers) {
-            work += pollWorker(w, 16);
-            final Task t = w.inFlight.get();
-            deadlines |= t != null && t.deadline != 0;
-        }
-        if (deadlines) {
-            checkTimeouts();
-        }
-        return work;
-    }
-
-    /**
-     * Reads up to {@code limit} messages from a worker's result ring (pump lock held). A garbled frame (Frames
-     * refuses it) means the worker cannot be trusted any more: it is killed, which fails its task as a crash
-     * and starts a replacement, and its ring is not read further.
-     */
-    private int pollWorker(Worker w, int limit) {
-        try {
-            return w.reader.poll(w.resultSink, limit);
-        } catch (RuntimeException e) {
-            config.err.println("sharray pool: worker " + w.id + " sent a malformed message (" + e.getMessage()
-                + "); killing it");
-            w.state.compareAndSet(Worker.IDLE, Worker.KILLED);
-            w.state.compareAndSet(Worker.BUSY, Worker.KILLED);
-            w.process.destroyForcibly();
-            return 0;
-        }
-    }
-
-    /**
-     * Fails each running task past its deadline and kills its worker. The task after it stays with the worker
-     * until its exit: the timed-out task may still answer before the kill lands and the worker go on to the
-     * next one, which then must not run again elsewhere ({@link #onWorkerExit} decides).
-     */
-    private void checkTimeouts() {
-        final long now = System.nanoTime();
-        for (Worker w : workers) {
-            final Task t = w.inFlight.get();
-            final Task next = t == null ? null : t.nextInGroup;
-            if (t != null && t.deadline != 0 && now - t.deadline > 0 && w.inFlight.compareAndSet(t, next)) {
-                w.state.set(Worker.KILLED);
-                w.timedOut = t;
-                w.afterTimedOut = next;
-                t.error = new TaskTimeoutException(t.timeout, w.id);
-                t.nextInGroup = null;
-                t.pinnedUntilWorkerExit = true;
-                w.pinnedUntilExit.set(t);
-                pushDone(t);
-                runHook(beforeTimeoutKill);
-                w.process.destroyForcibly();
-            }
-        }
-    }
-
-    /** A worker's answers, for {@link #onResult}. */
-    private final class ResultSink implements Frames.Sink {
-        private final Worker worker;
-
-        ResultSink(Worker worker) {
-            this.worker = worker;
-        }
-
-        @Override
-        public void onMessage(DirectBuffer buffer, int offset, int length) {
-            onResult(worker, buffer, offset, length, null, length);
-        }
-
-        @Override
-        public void onUnassembled(DirectBuffer head, int offset, int length, long messageLength, OutOfMemoryError error) {
-            onResult(worker, head, offset, length, error, messageLength);
-        }
-    }
-
-    /**
-     * Decodes one message from a worker's result ring (pump lock held).
-     *
-     * @param tooLarge      null, or why this JVM could not hold the message: then {@code buffer} has only its first
-     *                      bytes, and the task fails
-     * @param messageLength the whole message's length
-     */
-    private void onResult(Worker w, DirectBuffer buffer, int offset, int length, OutOfMemoryError tooLarge, long messageLength) {
-        if (length < Protocol.RESULT_HEADER || buffer.getByte(offset) != Protocol.RESULT) {
-            config.err.println("[" + name + "] protocol error from " + w + ": unexpected message; killing it");
-            w.state.set(Worker.KILLED);
-            w.process.destroyForcibly();
-            return;
-        }
-        final long taskId = buffer.getLong(offset + 1, ByteOrder.LITTLE_ENDIAN);
-        final Task t = w.inFlight.get();
-        if (t == null || t.id != taskId) {
-            // the answer to a task that already timed out: the worker may have gone on to the next one
-            w.timedOutAnswered |= w.timedOut != null && w.timedOut.id == taskId;
-            return;
-        }
-        // a worker whose task ran it out of heap exits after this answer (see WorkerLoop.exhaustedHeap): the tasks
-        // sent to it after this one never start, and run elsewhere; its exit then starts a replacement
-        final boolean retiring = (buffer.getByte(offset + 10) & Protocol.RETIRING) != 0;
-        // the next task of its group, or one queued behind it, starts now: its deadline counts from here
-        final Task next = retiring ? null : t.nextInGroup;
-        if (next != null && (next.timeout != null || next.groupIndex == 1)) {
-            final long now = System.nanoTime();
-            if (next.timeout != null) {
-                next.deadline = now + Math.max(1, next.timeout.toNanos());
-            }
-            if (next.groupIndex == 1) {
-                next.sentAt = now; // a message of its own: its time per task counts from its start
-            }
-        }
-        if (!w.inFlight.compareAndSet(t, next)) {
-            return;
-        }
-        if (retiring) {
-            w.state.set(Worker.KILLED); // no task is given to it any more
-            queue.requeueUnstarted(t.nextInGroup);
-            t.nextInGroup = null;
-        }
-        if (next != null && next.timeout != null) {
-            results.deadlineStarted();
-        }
-        t.nextInGroup = null;
-        if (next == null && t.batch.grouping != null) {
-            // a whole message answered: its time per task, the parent's own delays spread over the group
-            t.batch.grouping.answered((System.nanoTime() - t.sentAt) / t.groupIndex);
-        }
-        if (tooLarge == null) {
-            resultDecoder.decode(t, buffer, offset, length);
-        } else {
-            resultDecoder.fail(t, buffer, offset, messageLength, tooLarge);
-        }
-        if (next == null) {
-            w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
-        }
-        pushDone(t);
-    }
-
-    private void pushDone(Task t) {
-        t.nextDone = doneHead;
-        doneHead = t;
-    }
-
-    private Task takeDone() {
-        final Task head = doneHead;
-        doneHead = null;
-        return head;
-    }
-
-    /** Completes answered tasks (outside the pump lock: callbacks may run here) and feeds idle workers. */
-    private void finishAll(Task head) {
-        // the list is newest first; reverse so callers see completions in arrival order
-        Task reversed = null;
-        while (head != null) {
-            final Task next = head.nextDone;
-            head.nextDone = reversed;
-            reversed = head;
-            head = next;
-        }
-        dispatch();
-        finishInOrder(reversed);
-    }
-
-    /** Completes the tasks of a list linked by {@link Task#nextDone}, first to last. */
-    private void finishInOrder(Task first) {
-        for (Task t = first; t != null; ) {
-            final Task next = t.nextDone;
-            t.nextDone = null;
-            finish(t);
-            t = next;
-        }
-    }
-
-    private void finish(Task t) {
-        if (t.resultHoldsArrays) {
-            t.worker.sendControl(Protocol.RELEASE, t.id);
-        }
-        try {
-            if (!t.pinnedUntilWorkerExit) {
-                t.batch.taskDone();
-            }
-        } catch (RuntimeException e) {
-            // releasing the call's pinned arrays failed: the task still completes, and says so
-            if (t.error == null) {
-                t.error = e;
-            } else {
-                t.error.addSuppressed(e);
-            }
-        }
-        // uncount before completing: a caller woken by the completion then sees an idle pool and does
-        // not wake the result thread for nothing
-        inFlight.decrementAndGet();
-        final Object result = t.result;
-        t.result = null;
-        if (t.error != null) {
-            t.future.settleExceptionally(t.error);
-            releaseResultArrays(t); // none unless the result was read before a release failure above
-        } else if (!t.future.settle(result)) {
-            // cancelled or timed out by the caller meanwhile: nobody will release the result's arrays
-            releaseResultArrays(t);
-        }
-    }
-
-    /**
-     * Releases the handles of a result that is not handed to anyone. Runs after the task's future completed,
-     * inside loops over other tasks: a failure is reported, never thrown.
-     */
-    private void releaseResultArrays(Task t) {
-        final List<SharedArray> arrays = t.resultArrays;
-        t.resultArrays = List.of();
-        try {
-            OpenedArrays.releaseAll(arrays);
-        } catch (RuntimeException e) {
-            config.err.println("[" + name + "] cannot release the arrays of an abandoned result: " + e);
-        }
-    }
-
-    private void finishUnsent(Task t) {
-        t.batch.taskDone();
-        inFlight.decrementAndGet();
-    }
-
-    /**
-     * A task's future is being completed by its caller (cancelled, timed out by {@code orTimeout}): if the task is
-     * still queued, it leaves the queue and is done now, its arrays released. Whoever takes it off the queue owns it: a
-     * dispatcher that took it first finds its future done and finishes it as unsent, or has sent it already (it runs,
-     * its result dropped).
+     * A task's future is being completed by its caller: if the task is still queued, it leaves the queue and is done
+     * now, its arrays released (see {@link TaskDispatcher#dropQueued}).
      *
      * @return whether the task was queued, and is now done
      */
     boolean dropQueued(Task t) {
-        if (queue.remove(t)) {
-            finishUnsent(t);
-            return true;
-        }
-        return false;
-    }
-
-    // ---------------------------------------------------------------------------------------- faults
-
-    /**
-     * A worker process ended: settle its task, unmap its rings, start a replacement if needed. The tasks it settles
-     * are completed by the next pump (the result thread, or a caller polling), not here: their callbacks may wait
-     * for new tasks, which on a pool whose last worker this was need the replacement this thread starts after.
-     */
-    private void onWorkerExit(Worker w) {
-        Task lost;
-        pumpLock.lock();
-        try {
-            if (w.state.get() == Worker.DEAD || state.get() == CLOSED) {
-                return; // settled already, or stop() settles it and may be unmapping its rings right now
-            }
-            // answers that made it out before the worker died still count (up to a garbled frame); a read stops at
-            // the ring's end, so a second one takes what lies past its wrap
-            pollWorker(w, Integer.MAX_VALUE);
-            pollWorker(w, Integer.MAX_VALUE);
-            removeWorker(w);
-            // sends are refused before the task is taken: a dispatcher that claimed this worker and publishes its
-            // task after the take finds the send refused and requeues the task, which would otherwise wait for
-            // an answer from a worker nobody polls any more
-            w.refuseSends();
-            lost = w.inFlight.getAndSet(null);
-            if (lost != null) {
-                // the tasks grouped behind the one it was running never started: they run elsewhere
-                final Task unstarted = lost.nextInGroup;
-                lost.nextInGroup = null;
-                queue.requeueUnstarted(unstarted);
-                if (neverStarted(w, lost)) {
-                    queue.requeueUnstarted(lost); // ahead of the group's others, as before
-                    lost = null;
-                }
-            }
-            runHook(afterExitTookTask);
-        } finally {
-            pumpLock.unlock();
-        }
-        w.unmap();
-        reapEnded(w);
-        releaseTimedOutPins(w);
-        if (state.get() == CLOSED) {
-            cancelPending();
-        }
-        dispatch();
-        starter.exited(w);
-        if (lost != null) {
-            w.stderr.awaitEnd(1000);
-            w.stdout.awaitEnd(1000); // a JVM prints its fatal error banner there
-            lost.error = crashOf(w);
-            pumpLock.lock();
-            try {
-                pushDone(lost); // after the answers read above: completed in arrival order
-            } finally {
-                pumpLock.unlock();
-            }
-        }
-        if (state.get() == CLOSED) {
-            // stop() may have settled its tasks already, and the result thread ended: settle these as stop() does,
-            // one at a time, so a callback waiting for another of them finishes it itself
-            settleStopped();
-        } else {
-            results.tasksSettled();
-        }
-        final int s = state.get();
-        if (s == RUNNING || (s == CLOSING && inFlight.get() > 0)) {
-            replace();
-        }
-    }
-
-    /** @return the failure of the task a dead worker was running, with what its JVM said if it aborted */
-    private static WorkerCrashedException crashOf(Worker w) {
-        JvmFatalError fatal = w.stdout.fatalError();
-        if (!fatal.mayBeFrom(w.pid)) {
-            fatal = w.stderr.fatalError(); // -XX:+DisplayVMOutputToStderr
-        }
-        if (!fatal.mayBeFrom(w.pid)) {
-            return new WorkerCrashedException(w.id, w.pid, w.exitCode(), w.stderr.tail(), null, null);
-        }
-        return new WorkerCrashedException(w.id, w.pid, w.exitCode(), w.stderr.tail(), fatal.summary(), fatal.reportFile());
-    }
-
-    /**
-     * A worker process has ended: frees the arrays it created that no live process holds, and its folder. Its
-     * exit hook does that on a normal exit; after a crash, a kill or a timeout nothing else would before the next
-     * sharray process's first-use pass, possibly hours later.
-     */
-    private void reapEnded(Worker w) {
-        try {
-            SharedArrays.reapProcess(w.pid);
-        } catch (RuntimeException | InternalError e) { // InternalError: a refcount file truncated under its mapping
-            config.err.println("[" + name + "] could not free what worker " + w.id + " (pid " + w.pid + ") left: " + e);
-        }
-    }
-
-    /**
-     * A worker process has ended (its pid is gone): releases the arrays of the task that timed out on it. Released
-     * when the task completed, a last release ran while the killed worker still looked alive and still counted its
-     * references, so the files stayed until this process exited: one array per timeout.
-     */
-    private void releaseTimedOutPins(Worker w) {
-        final Task t = w.pinnedUntilExit.getAndSet(null);
-        if (t == null) {
-            return;
-        }
-        try {
-            t.batch.taskDone();
-        } catch (RuntimeException e) { // its future has failed with the timeout already: say it here
-            config.err.println("[" + name + "] cannot release the arrays of a task that timed out on worker " + w.id
-                + ": " + e);
-        }
-    }
-
-    /**
-     * Whether a dead worker's task never started, so it may run elsewhere (pump lock held, rings still mapped,
-     * sends refused). A task whose message the worker had not read past is requeued once only
-     * ({@link Task#requeuedUnread}).
-     */
-    private static boolean neverStarted(Worker w, Task lost) {
-        if (lost == w.afterTimedOut && !w.timedOutAnswered) {
-            return true; // the task before it timed out and never answered: the worker never went on to this one
-        }
-        if (lost.messageStart == Task.NOT_WRITTEN) {
-            return true; // its send was refused: it never reached the ring
-        }
-        if (w.readPastMessageOf(lost) || lost.requeuedUnread) {
-            return false;
-        }
-        lost.requeuedUnread = true; // the worker died before reading its message (e.g. while idle)
-        return true;
-    }
-
-    private void replace() {
-        for (int attempt = 1; ; attempt++) {
-            Worker w = null;
-            try {
-                w = starter.awaitHello(starter.launch(resultSinks), resultSinks);
-            } catch (RuntimeException e) {
-                if (state.get() == CLOSED) {
-                    return; // stop() settles every queued task (CancellationException) and every worker
-                }
-                if (attempt >= 3) {
-                    config.err.println("[" + name + "] cannot replace a dead worker: " + e.getMessage());
-                    if (workers.length == 0) {
-                        // terminal: with no worker left nothing would ever take a task again
-                        noWorkers = new IllegalStateException("no worker could be started: " + e.getMessage(), e);
-                        failPendingNoWorkers();
-                    }
-                    return;
-                }
-                continue;
-            }
-            pumpLock.lock();
-            try {
-                if (state.get() == CLOSED) {
-                    w.closeStdin();
-                    w.process.destroyForcibly();
-                    w.awaitExit();
-                    w.unmap();
-                    return;
-                }
-                final Worker[] now = workers;
-                final Worker[] next = Arrays.copyOf(now, now.length + 1);
-                next[now.length] = w;
-                w.state.set(Worker.IDLE);
-                workers = next;
-            } finally {
-                pumpLock.unlock();
-            }
-            results.workerJoined();
-            watchExit(w);
-            dispatch();
-            return;
-        }
-    }
-
-    private void removeWorker(Worker w) {
-        final Worker[] now = workers;
-        final List<Worker> kept = new ArrayList<>(now.length);
-        for (Worker x : now) {
-            if (x != w) {
-                kept.add(x);
-            }
-        }
-        workers = kept.toArray(new Worker[0]);
-    }
-
-    /** Fails every queued task, each with an exception of its own (callers add suppressed ones to it). */
-    private void failPendingNoWorkers() {
-        for (Task t = queue.poll(); t != null; t = queue.poll()) {
-            t.error = new IllegalStateException(noWorkers.getMessage(), noWorkers.getCause());
-            finish(t);
-        }
+        return dispatcher.dropQueued(t);
     }
 
     // ------------------------------------------------------------------------------------- lifecycle
 
     /** @return the process ids of the live workers (for monitoring and tests) */
     public List<Long> workerPids() {
-        final List<Long> pids = new ArrayList<>();
-        for (Worker w : workers) {
-            pids.add(w.pid);
-        }
-        return pids;
+        return workers.pids();
     }
 
     /** @return the number of live workers */
     public int size() {
-        return workers.length;
+        return workers.count();
     }
 
     /** @return whether {@link #close()} or {@link #shutdownNow()} has been called */
     public boolean isClosed() {
-        return state.get() != RUNNING;
+        return !state.running();
     }
 
     /**
@@ -1434,21 +596,21 @@ public final class ProcessPool implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (!state.compareAndSet(RUNNING, CLOSING)) {
-            awaitStoppedUnlessResultThread();
+        if (!state.beginClosing()) {
+            stopSequence.awaitStoppedUnlessResultThread();
             return;
         }
         // the caller's interrupt is put aside while it drains, and given back: kept set, it made every park below
         // return at once, a busy loop taking a core from the workers for as long as the last tasks ran
         boolean interrupted = Thread.interrupted();
         try {
-            while (inFlight.get() > 0 && !shutdownNow) {
-                if (tryPump() == 0) {
+            while (inFlight.get() > 0 && !state.shutdownNowCalled()) {
+                if (pump.tryPump() == 0) {
                     LockSupport.parkNanos(200_000);
                 }
                 interrupted |= Thread.interrupted();
             }
-            stop(false);
+            stopSequence.stop(false);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -1462,210 +624,13 @@ public final class ProcessPool implements AutoCloseable {
      * {@link #close()} does.
      */
     public void shutdownNow() {
-        shutdownNow = true;
-        if (state.get() == CLOSED) {
-            awaitStoppedUnlessResultThread();
+        state.markShutdownNow();
+        if (state.closed()) {
+            stopSequence.awaitStoppedUnlessResultThread();
             return;
         }
-        state.compareAndSet(RUNNING, CLOSING);
-        stop(true);
-    }
-
-    private final Object stopLock = new Object();
-    private boolean stopped;
-
-    private void stop(boolean kill) {
-        synchronized (stopLock) {
-            if (stopped) {
-                return;
-            }
-            boolean done = false;
-            try {
-                stopOnce(kill);
-                done = true;
-            } finally {
-                if (!done) {
-                    // cut short (an Error: out of memory, a class that cannot load at the open-file limit): no worker
-                    // may outlive the pool, and a later close() must not wait for a stop that never ends (it did)
-                    for (Worker w : workers) {
-                        w.process.destroyForcibly();
-                    }
-                }
-                stopped = true;
-                stopLock.notifyAll();
-            }
-        }
-    }
-
-    /** Stops the pool (stop lock held): see {@link #stop}. */
-    private void stopOnce(boolean kill) {
-        state.set(CLOSED);
-        // no replacement may start from now on; wait for one in progress to settle
-        supervisor.shutdown();
-        Uninterruptibly.awaitTermination(supervisor, STOP_GRACE_MILLIS * 2);
-        results.stop(STOP_GRACE_MILLIS);
-        runHook(duringStop);
-        final Worker[] all = workers;
-        for (Worker w : all) {
-            if (kill) {
-                w.state.set(Worker.KILLED); // refuses sends: a task published after the drain below is requeued
-                w.process.destroyForcibly();
-            } else {
-                w.state.set(Worker.STOPPING);
-                w.sendControl(Protocol.STOP, 0);
-                // also end its stdin watcher, which a JVM exit would otherwise wait ~300 ms for
-                w.closeStdin();
-            }
-        }
-        for (Worker w : all) {
-            if (!kill) {
-                w.awaitExit();
-            }
-            w.closeStdin();
-            w.process.destroyForcibly();
-            w.awaitExit();
-            starter.exited(w);
-            reapEnded(w); // killed, or stopped but held to its grace: what it created may be left
-            releaseTimedOutPins(w);
-        }
-        pumpLock.lock();
-        try {
-            workers = new Worker[0];
-            for (Worker w : all) {
-                for (Task t = w.inFlight.getAndSet(null); t != null; ) {
-                    final Task next = t.nextInGroup;
-                    t.nextInGroup = null;
-                    t.error = shutDown();
-                    pushDone(t);
-                    t = next;
-                }
-            }
-        } finally {
-            pumpLock.unlock();
-        }
-        for (Worker w : all) {
-            w.unmap();
-            w.stdout.awaitEnd(1000);
-            w.stderr.awaitEnd(1000);
-        }
-        settleStopped();
-        copies.close(); // every call has completed: its copies are back in the cache or released
-    }
-
-    /**
-     * The pool has stopped: completes its answered and queued tasks, taking them one at a time from the shared
-     * lists, so that a callback run here which waits for another of them (a {@code handle} stage joining a queued
-     * task) finishes it itself ({@link #helpUntilDone}) instead of waiting for this loop, which waits for it.
-     */
-    private void settleStopped() {
-        for (Task t = takeOneDone(); t != null; t = takeOneDone()) {
-            finish(t);
-        }
-        cancelPending();
-    }
-
-    private Task takeOneDone() {
-        pumpLock.lock();
-        try {
-            final Task t = doneHead;
-            if (t != null) {
-                doneHead = t.nextDone;
-                t.nextDone = null;
-            }
-            return t;
-        } finally {
-            pumpLock.unlock();
-        }
-    }
-
-    /**
-     * Another call stops the pool: waits until it has, unless this is the result thread (a callback closing the pool),
-     * which that stop waits for (up to {@link #STOP_GRACE_MILLIS}): both waited, the stop stalled for the whole grace.
-     */
-    private void awaitStoppedUnlessResultThread() {
-        if (!results.isCurrentThread()) {
-            awaitStopped();
-        }
-    }
-
-    private void awaitStopped() {
-        synchronized (stopLock) {
-            // also while another close() still drains (CLOSING): a second close() returns only once stopped
-            boolean interrupted = false;
-            while (!stopped && state.get() != RUNNING) {
-                try {
-                    stopLock.wait(100);
-                } catch (InterruptedException e) {
-                    interrupted = true; // returned at once, before the pool had stopped; kept for the caller
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    // --------------------------------------------------------------------------------------- helpers
-
-    /** The pool as its result thread sees it. */
-    private final class ResultSource implements ResultThread.Pool {
-        @Override
-        public int tryPump(boolean beforeSleep) {
-            return ProcessPool.this.tryPump(beforeSleep);
-        }
-
-        @Override
-        public int tasksInFlight() {
-            return inFlight.get();
-        }
-
-        /**
-         * A counted caller polls until it has run the callbacks of what it found; one that has not polled for
-         * {@link #CALLER_POLL_STALE_NANOS} is in such a callback, which may block or join another task whose
-         * answer only this thread would then read (it waited for ever).
-         */
-        @Override
-        public boolean callerPolling() {
-            return spinningWaiters.get() != 0
-                && System.nanoTime() - (long) CALLER_POLLED_AT.getAcquire(ProcessPool.this) < CALLER_POLL_STALE_NANOS;
-        }
-
-        @Override
-        public boolean closed() {
-            return state.get() == CLOSED;
-        }
-
-        @Override
-        public boolean onlyLongTasksRunning() {
-            boolean any = false;
-            for (Worker w : workers) {
-                final Task t = w.inFlight.get();
-                if (t != null) {
-                    if (!t.future.expectsLongWait()) {
-                        return false;
-                    }
-                    any = true;
-                }
-            }
-            return any;
-        }
-
-        @Override
-        public long untilNextDeadline(long nanos) {
-            final long now = System.nanoTime();
-            for (Worker w : workers) {
-                final Task t = w.inFlight.get();
-                if (t != null && t.deadline != 0) {
-                    nanos = Math.max(0, Math.min(nanos, t.deadline - now));
-                }
-            }
-            return nanos;
-        }
-
-        @Override
-        public int workerCount() {
-            return workers.length;
-        }
+        state.beginClosing();
+        stopSequence.stop(true);
     }
 
     /** Settings fixed at build time. */

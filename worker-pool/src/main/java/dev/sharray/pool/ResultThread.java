@@ -59,7 +59,8 @@ final class ResultThread {
         int workerCount();
     }
 
-    private final Pool pool;
+    /** Set by {@link #start} before the thread runs, and read only by it. */
+    private Pool pool;
     private final Thread thread;
     /** Runs the doorbell's binding, off the result thread. */
     private final Executor binder;
@@ -83,8 +84,7 @@ final class ResultThread {
      * @param doorbellPath  where the doorbell is bound
      * @param maxSleepNanos the longest sleep on the doorbell, a guard against a lost ring
      */
-    ResultThread(Pool pool, String poolName, Executor binder, Path doorbellPath, long maxSleepNanos, PrintStream err) {
-        this.pool = pool;
+    ResultThread(String poolName, Executor binder, Path doorbellPath, long maxSleepNanos, PrintStream err) {
         this.poolName = poolName;
         this.binder = binder;
         this.doorbellPath = doorbellPath;
@@ -94,7 +94,12 @@ final class ResultThread {
         this.thread.setDaemon(true);
     }
 
-    void start() {
+    /**
+     * Starts the thread. The pool is given here rather than at construction: its parts that wake this thread are
+     * made before the pump this thread runs.
+     */
+    void start(Pool pool) {
+        this.pool = pool;
         thread.start();
     }
 

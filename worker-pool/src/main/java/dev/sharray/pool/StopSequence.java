@@ -1,0 +1,164 @@
+package dev.sharray.pool;
+
+import dev.sharray.reducers.CopyCache;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Stops a pool, once: no replacement starts any more, the result thread ends, the workers are asked to stop (or
+ * killed), what they left is freed, their tasks are settled and their rings unmapped, and the shared copies kept for
+ * later calls are freed. Every later call waits until that is done (except on the result thread, which the stop
+ * waits for).
+ */
+final class StopSequence {
+    /** How long stopping waits for a replacement being started, and for the result thread. */
+    private static final long STOP_GRACE_MILLIS = 5_000;
+
+    private final PoolState state;
+    private final PoolWorkers workers;
+    private final ReentrantLock pumpLock;
+    private final ResultPump pump;
+    private final ResultThread results;
+    private final WorkerExits exits;
+    private final WorkerStarter starter;
+    /** Runs the exit handling and replacements: shut down first, so that no worker starts during the stop. */
+    private final ExecutorService supervisor;
+    /** Shared copies of heap arguments kept for the next call. */
+    private final CopyCache copies;
+    private final Object stopLock = new Object();
+    private boolean stopped;
+    /** Test hook (null in use): runs in the stop, once the result thread has ended, before the workers are stopped. */
+    private volatile Runnable duringStop;
+
+    StopSequence(PoolState state, PoolWorkers workers, ResultPump pump, ResultThread results, WorkerExits exits,
+                 WorkerStarter starter, ExecutorService supervisor, CopyCache copies) {
+        this.state = state;
+        this.workers = workers;
+        this.pumpLock = workers.pumpLock();
+        this.pump = pump;
+        this.results = results;
+        this.exits = exits;
+        this.starter = starter;
+        this.supervisor = supervisor;
+        this.copies = copies;
+    }
+
+    /** Test hook: {@code hook} runs in the stop, before the workers are stopped (null: none). */
+    void duringStop(Runnable hook) {
+        duringStop = hook;
+    }
+
+    /**
+     * Stops the pool unless it has stopped already.
+     *
+     * @param kill kill the workers ({@code shutdownNow()}) rather than ask them to stop ({@code close()})
+     */
+    void stop(boolean kill) {
+        synchronized (stopLock) {
+            if (stopped) {
+                return;
+            }
+            boolean done = false;
+            try {
+                stopOnce(kill);
+                done = true;
+            } finally {
+                if (!done) {
+                    // cut short (an Error: out of memory, a class that cannot load at the open-file limit): no worker
+                    // may outlive the pool, and a later close() must not wait for a stop that never ends (it did)
+                    for (Worker w : workers.all()) {
+                        w.process.destroyForcibly();
+                    }
+                }
+                stopped = true;
+                stopLock.notifyAll();
+            }
+        }
+    }
+
+    /** Stops the pool (stop lock held): see {@link #stop}. */
+    private void stopOnce(boolean kill) {
+        state.markClosed();
+        // no replacement may start from now on; wait for one in progress to settle
+        supervisor.shutdown();
+        Uninterruptibly.awaitTermination(supervisor, STOP_GRACE_MILLIS * 2);
+        results.stop(STOP_GRACE_MILLIS);
+        final Runnable hook = duringStop;
+        if (hook != null) {
+            hook.run();
+        }
+        final Worker[] all = workers.all();
+        for (Worker w : all) {
+            if (kill) {
+                w.state.set(Worker.KILLED); // refuses sends: a task published after the drain below is requeued
+                w.process.destroyForcibly();
+            } else {
+                w.state.set(Worker.STOPPING);
+                w.sendControl(Protocol.STOP, 0);
+                // also end its stdin watcher, which a JVM exit would otherwise wait ~300 ms for
+                w.closeStdin();
+            }
+        }
+        for (Worker w : all) {
+            if (!kill) {
+                w.awaitExit();
+            }
+            w.closeStdin();
+            w.process.destroyForcibly();
+            w.awaitExit();
+            starter.exited(w);
+            exits.reapEnded(w); // killed, or stopped but held to its grace: what it created may be left
+            exits.releaseTimedOutPins(w);
+        }
+        pumpLock.lock();
+        try {
+            workers.replaceAll(new Worker[0]);
+            for (Worker w : all) {
+                for (Task t = w.inFlight.getAndSet(null); t != null; ) {
+                    final Task next = t.nextInGroup;
+                    t.nextInGroup = null;
+                    t.error = TaskFinisher.shutDown();
+                    pump.pushDone(t);
+                    t = next;
+                }
+            }
+        } finally {
+            pumpLock.unlock();
+        }
+        for (Worker w : all) {
+            w.unmap();
+            w.stdout.awaitEnd(1000);
+            w.stderr.awaitEnd(1000);
+        }
+        pump.settleStopped();
+        copies.close(); // every call has completed: its copies are back in the cache or released
+    }
+
+    /**
+     * Another call stops the pool: waits until it has, unless this is the result thread (a callback closing the pool),
+     * which that stop waits for (up to {@link #STOP_GRACE_MILLIS}): both waited, the stop stalled for the whole grace.
+     */
+    void awaitStoppedUnlessResultThread() {
+        if (!results.isCurrentThread()) {
+            awaitStopped();
+        }
+    }
+
+    private void awaitStopped() {
+        synchronized (stopLock) {
+            // also while another close() still drains (CLOSING): a second close() returns only once stopped
+            boolean interrupted = false;
+            while (!stopped && !state.running()) {
+                try {
+                    stopLock.wait(100);
+                } catch (InterruptedException e) {
+                    interrupted = true; // returned at once, before the pool had stopped; kept for the caller
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

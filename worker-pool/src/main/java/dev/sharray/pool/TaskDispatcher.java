@@ -1,0 +1,307 @@
+package dev.sharray.pool;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.IntPredicate;
+
+/**
+ * Queues a pool's tasks and hands them to idle workers: claims a worker, takes its task (with the tasks grouped
+ * behind it) off the {@link TaskQueue}, publishes it in the worker's in-flight slot and sends it; and, with every
+ * worker busy, sends a long task behind a running one. Runs on whichever thread has just made progress possible
+ * (a submitter, a pump, a worker's exit), so it allocates nothing per task.
+ */
+final class TaskDispatcher {
+    /** Tasks not yet sent, and which of them a worker gets. */
+    private final TaskQueue queue;
+    private final PoolWorkers workers;
+    private final ReentrantLock pumpLock;
+    private final TaskFinisher finisher;
+    private final ResultThread results;
+    private final PoolState state;
+    /** Tasks submitted and not yet completed (queued, running, or being finished). */
+    private final AtomicInteger inFlight;
+    /** Completes a task cancelled by its caller while queued (one instance: dispatching allocates nothing). */
+    private final Consumer<Task> finishCancelled;
+    private final IntPredicate currentWorker;
+    private final AtomicLong groupsSent = new AtomicLong();
+    private final AtomicLong tasksQueuedBehind = new AtomicLong();
+    /** Set once every worker has died and no replacement could be started: tasks then fail at once. */
+    private volatile IllegalStateException noWorkers;
+    /** Set by a dispatcher that could not queue tasks behind running ones because a pump held the lock. */
+    private volatile boolean queueBehindMissed;
+    /** Test hook (null in use): runs in a dispatcher between claiming a worker and publishing its task. */
+    private volatile Runnable beforeTaskPublished;
+
+    TaskDispatcher(TaskQueue queue, PoolWorkers workers, TaskFinisher finisher, ResultThread results, PoolState state,
+                   AtomicInteger inFlight) {
+        this.queue = queue;
+        this.workers = workers;
+        this.pumpLock = workers.pumpLock();
+        this.finisher = finisher;
+        this.results = results;
+        this.state = state;
+        this.inFlight = inFlight;
+        this.finishCancelled = finisher::finishUnsent;
+        this.currentWorker = workers::isCurrent;
+    }
+
+    /**
+     * Queues a task, counted in flight; hands queued tasks to idle workers when {@code dispatchNow}.
+     *
+     * @throws IllegalStateException when the pool is closed (the task is counted done)
+     */
+    void enqueue(Task t, boolean dispatchNow) {
+        // count first, check state second: close() sets the state first and then waits for the count,
+        // so a task either is refused here or is drained by close()
+        final int before = inFlight.getAndIncrement();
+        if (!state.running()) {
+            inFlight.decrementAndGet();
+            t.batch.taskDone();
+            throw new IllegalStateException("ProcessPool is closed: no new tasks are accepted");
+        }
+        queue.offer(t);
+        if (noWorkers != null) {
+            // every worker died and none could be started: fail now instead of waiting forever (whichever
+            // of this check and noWorkersLeft's failPendingNoWorkers sees the task first fails it)
+            failPendingNoWorkers();
+            return;
+        }
+        if (state.closed()) {
+            // shutdownNow() does not wait for the count: it may have drained the queue before this offer
+            cancelPending();
+            return;
+        }
+        if (before == 0) {
+            results.taskQueuedOnIdlePool();
+        }
+        if (dispatchNow) {
+            dispatch();
+        }
+    }
+
+    /** Fails every queued task: the pool is closed and no worker will take them. */
+    void cancelPending() {
+        for (Task t = queue.poll(); t != null; t = queue.poll()) {
+            t.error = TaskFinisher.shutDown();
+            finisher.finish(t);
+        }
+    }
+
+    /**
+     * Every worker has died and no replacement could be started: fails the queued tasks, and every later one at once,
+     * with {@code reason}.
+     */
+    void noWorkersLeft(IllegalStateException reason) {
+        noWorkers = reason;
+        failPendingNoWorkers();
+    }
+
+    /** Fails every queued task, each with an exception of its own (callers add suppressed ones to it). */
+    private void failPendingNoWorkers() {
+        for (Task t = queue.poll(); t != null; t = queue.poll()) {
+            t.error = new IllegalStateException(noWorkers.getMessage(), noWorkers.getCause());
+            finisher.finish(t);
+        }
+    }
+
+    /**
+     * A task's future is being completed by its caller (cancelled, timed out by {@code orTimeout}): if the task is
+     * still queued, it leaves the queue and is done now, its arrays released. Whoever takes it off the queue owns it: a
+     * dispatcher that took it first finds its future done and finishes it as unsent, or has sent it already (it runs,
+     * its result dropped).
+     *
+     * @return whether the task was queued, and is now done
+     */
+    boolean dropQueued(Task t) {
+        if (queue.remove(t)) {
+            finisher.finishUnsent(t);
+            return true;
+        }
+        return false;
+    }
+
+    /** Hands queued tasks to idle workers, from whichever thread has just made progress possible. */
+    void dispatch() {
+        while (!queue.isEmpty()) {
+            final Worker w = workers.claimIdle();
+            if (w == null) {
+                if (queueBehindRunningTasks()) {
+                    continue; // a worker went idle meanwhile, or another dispatcher missed the lock: look again
+                }
+                return;
+            }
+            Task t = queue.take(w.id, currentWorker);
+            while (t != null && t.future.isDone()) {
+                // cancelled by the caller while queued: never runs
+                finisher.finishUnsent(t);
+                t = queue.take(w.id, currentWorker);
+            }
+            if (t == null) {
+                w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
+                continue;
+            }
+            queue.groupBehind(t, workers.count(), finishCancelled);
+            // the clock only for a deadline or for the call's time per task (TaskGrouping)
+            final long now = t.timeout != null || t.batch.grouping != null ? System.nanoTime() : 0;
+            int index = 0;
+            for (Task g = t; g != null; g = g.nextInGroup) {
+                g.worker = w;
+                g.sentAt = now;
+                g.groupIndex = ++index;
+            }
+            t.deadline = t.timeout == null ? 0 : now + Math.max(1, t.timeout.toNanos());
+            queue.placed(t, w.id);
+            runHook(beforeTaskPublished);
+            w.inFlight.set(t);
+            if (t.deadline != 0) {
+                results.deadlineStarted();
+            }
+            final boolean group = t.nextInGroup != null; // read now: once sent, a task may be queued behind it
+            boolean sent;
+            try {
+                sent = w.send(t);
+            } catch (RuntimeException | Error e) {
+                // the message could not be encoded (e.g. out of memory for a huge one): fail its tasks only
+                if (w.inFlight.compareAndSet(t, null)) {
+                    w.state.compareAndSet(Worker.BUSY, Worker.IDLE);
+                    for (Task g = t; g != null; ) {
+                        final Task next = g.nextInGroup;
+                        g.nextInGroup = null;
+                        g.error = e;
+                        finisher.finish(g);
+                        g = next;
+                    }
+                }
+                continue;
+            }
+            if (!sent && w.inFlight.compareAndSet(t, null)) {
+                // the worker died before taking them: the tasks never ran, so they may run elsewhere
+                queue.requeueUnstarted(t);
+                if (state.closed()) {
+                    cancelPending();
+                }
+            } else if (sent && group) {
+                groupsSent.incrementAndGet();
+            }
+        }
+    }
+
+    /**
+     * With every worker busy, sends a worker whose running task is its only one the next queued task of the
+     * same map call, so the worker starts it the moment the running one ends instead of idling through the
+     * round trip of the answer and the next task. On a busy small machine that round trip waits for the
+     * parent to be scheduled: ~1 ms between tasks of ~10 ms on 2 cores with 2 workers. Only for calls whose
+     * tasks outlast {@link TaskGrouping#TARGET_NANOS} (shorter ones travel in groups), and only while at least
+     * as many of the call's tasks wait as there are workers, so the call's last tasks still go to whichever
+     * worker is free first. Under the pump lock, as every change to a running task's chain is. When another
+     * thread holds it, this one leaves {@link #queueBehindMissed} for it and tries once more: a pump that lets go
+     * of the lock and finds the flag dispatches again, so the chance is not lost until the first answer.
+     *
+     * @return whether the caller should look for work to dispatch again: a dispatcher left the flag meanwhile,
+     *         or a worker went idle while a task was off the queue here
+     */
+    private boolean queueBehindRunningTasks() {
+        final Task head = queue.peek();
+        if (head == null || head.batch.grouping == null || !head.batch.grouping.tasksOutlastTarget()) {
+            return false; // the common case of short tasks: no lock, no queue traffic on their hot path
+        }
+        if (!pumpLock.tryLock()) {
+            // raised before the second try: either that try succeeds, or the holder unlocks after the flag is up
+            queueBehindMissed = true;
+            if (!pumpLock.tryLock()) {
+                return false;
+            }
+        }
+        Task failed = null;
+        boolean offeredBack = false;
+        try {
+            final Worker[] all = workers.all();
+            for (Worker w : all) {
+                final Task running = w.inFlight.get();
+                if (running == null || !running.sent || running.nextInGroup != null || w.state.get() != Worker.BUSY) {
+                    continue;
+                }
+                final Task next = queue.take(w.id, currentWorker);
+                if (next == null) {
+                    break;
+                }
+                if (next.batch != running.batch || !queue.worthQueueingBehind(next, workers.count())) {
+                    queue.offerFirst(next);
+                    offeredBack = true;
+                    continue;
+                }
+                next.worker = w;
+                next.groupIndex = 1;
+                next.sentAt = System.nanoTime();
+                running.nextInGroup = next; // the deadline starts when the worker answers the running task
+                boolean sent;
+                try {
+                    sent = w.send(next);
+                } catch (RuntimeException | Error e) {
+                    running.nextInGroup = null;
+                    next.error = e;
+                    next.nextDone = failed;
+                    failed = next;
+                    continue;
+                }
+                if (sent) {
+                    queue.placed(next, w.id);
+                    tasksQueuedBehind.incrementAndGet();
+                } else {
+                    running.nextInGroup = null; // the worker is dying: its exit requeues nothing of this one
+                    next.worker = null;
+                    queue.offerFirst(next);
+                    offeredBack = true;
+                }
+            }
+        } finally {
+            pumpLock.unlock();
+        }
+        finisher.finishInOrder(failed);
+        // another dispatcher left the flag while this one held the lock (or this one did, before its second try);
+        // a worker that went idle while a task was off the queue here found the queue empty
+        return takeQueueBehindMissed() || offeredBack && workers.hasIdle();
+    }
+
+    /** @return whether a dispatcher left a queue-behind for the pump lock's holder; lowers the flag */
+    boolean takeQueueBehindMissed() {
+        if (!queueBehindMissed) {
+            return false; // the common case only reads it
+        }
+        queueBehindMissed = false;
+        return true;
+    }
+
+    private static void runHook(Runnable hook) {
+        if (hook != null) {
+            hook.run();
+        }
+    }
+
+    /** Test hook: {@code hook} runs in the next dispatches between claiming a worker and publishing its task. */
+    void beforeTaskPublished(Runnable hook) {
+        beforeTaskPublished = hook;
+    }
+
+    /** @return whether a dispatcher left a queue-behind for the pump lock's holder (for tests) */
+    boolean queueBehindMissed() {
+        return queueBehindMissed;
+    }
+
+    /** @return how many tasks were sent to a worker behind the one it was running (for tests) */
+    long tasksQueuedBehind() {
+        return tasksQueuedBehind.get();
+    }
+
+    /** @return how many messages carried more than one task (for tests) */
+    long groupsSent() {
+        return groupsSent.get();
+    }
+
+    /** @return the worker that last ran argument position {@code position} of a placed map call, 0 if none (for tests) */
+    int workerForPosition(int position) {
+        return queue.workerFor(position);
+    }
+}
