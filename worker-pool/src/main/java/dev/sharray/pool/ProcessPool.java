@@ -214,7 +214,6 @@ public final class ProcessPool implements AutoCloseable {
         timeout = checkedTimeout(timeout);
         final SharingSession sharing = newSharing();
         final Task task;
-        final boolean interrupted = Thread.interrupted(); // see map
         try {
             FunctionCodec.checkArgumentArrives(fn, arg, config.reducers);
             final FunctionCodec.Encoded encoded = FunctionCodec.encode(fn, config.reducers, sharing);
@@ -222,10 +221,6 @@ public final class ProcessPool implements AutoCloseable {
         } catch (RuntimeException | Error e) { // e.g. a user reducer's AssertionError: its copies must not leak
             sharing.close();
             throw e;
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
         dispatcher.enqueue(task, true);
         return (CompletableFuture<R>) task.future;
@@ -269,10 +264,6 @@ public final class ProcessPool implements AutoCloseable {
         final SharingSession sharing = newSharing();
         final List<Task> tasks = new ArrayList<>(args.size());
         final TaskGrouping grouping;
-        // encoded with the caller's interrupt put aside: sharing a large heap array creates a file, mapped through
-        // a channel that an interrupt closes ("cannot create an array in ...: null"), where the call is documented
-        // as not interruptible
-        final boolean interrupted = Thread.interrupted();
         try {
             for (T arg : args) {
                 FunctionCodec.checkArgumentArrives(fn, arg, config.reducers);
@@ -302,10 +293,6 @@ public final class ProcessPool implements AutoCloseable {
         } catch (RuntimeException | Error e) { // e.g. a user reducer's AssertionError: its copies must not leak
             sharing.close();
             throw e;
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
         for (int i = 0; i < tasks.size(); i++) {
             try {

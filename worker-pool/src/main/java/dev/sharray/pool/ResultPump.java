@@ -71,10 +71,6 @@ final class ResultPump {
         }
         final int work;
         final Task done;
-        // an interrupt of the thread that pumps (a waiting caller's, or one a callback left on the result thread)
-        // is not meant for the answers it reads, which may be other callers': opening a result's arrays maps
-        // files through channels that an interrupt closes, which failed those tasks (MalformedDataException)
-        final boolean interrupted = Thread.interrupted();
         try {
             if (beforeSleep) {
                 for (Worker w : workers.all()) {
@@ -85,9 +81,6 @@ final class ResultPump {
             done = takeDone();
         } finally {
             pumpLock.unlock();
-            if (interrupted) {
-                Thread.currentThread().interrupt(); // the caller's, kept as the wait promises
-            }
         }
         afterPump(done);
         return work;
