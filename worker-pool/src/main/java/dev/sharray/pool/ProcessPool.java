@@ -429,6 +429,11 @@ public final class ProcessPool implements AutoCloseable {
         return dispatcher.workerForPosition(position);
     }
 
+    /** @return how many tasks are submitted and not yet completed: queued, running or being finished (for tests) */
+    int tasksInFlight() {
+        return inFlight.get();
+    }
+
     /** @return how many messages carried more than one task, since the pool started (for tests) */
     long groupsSent() {
         return dispatcher.groupsSent();

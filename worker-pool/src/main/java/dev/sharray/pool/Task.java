@@ -1,6 +1,9 @@
 package dev.sharray.pool;
 
 import dev.sharray.SharedArray;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,6 +14,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  * outcome. Whoever takes a task out of its worker's in-flight slot owns its completion.
  */
 final class Task {
+    /** {@link #queueState} of a task in the queue, or being put back: its dispatcher's to take, its caller's to drop. */
+    private static final int QUEUED = 0;
+    /** Taken off the queue by a dispatcher or a drain, which owns it: sends it, finishes it, or puts it back. */
+    private static final int TAKEN = 1;
+    /** Dropped by its caller while queued, who finished it: whoever meets it in the queue skips it. */
+    private static final int DROPPED = 2;
+    private static final VarHandle QUEUE_STATE;
+
+    static {
+        try {
+            QUEUE_STATE = MethodHandles.lookup().findVarHandle(Task.class, "queueState", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     final long id;
     final TaskFuture<Object> future;
     final FunctionCodec.Encoded fn;
@@ -52,6 +71,13 @@ final class Task {
     List<SharedArray> resultArrays = List.of();
     /** Link in the pump's list of answered tasks. */
     Task nextDone;
+    /**
+     * Who owns the task while it is queued (see {@link TaskQueue}): {@link #QUEUED}, {@link #TAKEN} or
+     * {@link #DROPPED}. Its caller drops it in O(1) rather than unlinking it from the queue (a scan of the queue:
+     * cancelling n queued tasks cost O(n^2)); this decides who owns it when a dispatcher takes it meanwhile.
+     */
+    @SuppressWarnings("unused") // through QUEUE_STATE
+    private volatile int queueState;
 
     Task(long id, TaskFuture<Object> future, FunctionCodec.Encoded fn, byte[] arg, Duration timeout, Batch batch,
          int position) {
@@ -62,6 +88,26 @@ final class Task {
         this.timeout = timeout;
         this.batch = batch;
         this.position = position;
+    }
+
+    /** @return whether this call took the queued task, and owns it; false when its caller dropped it */
+    boolean claim() {
+        return QUEUE_STATE.compareAndSet(this, QUEUED, TAKEN);
+    }
+
+    /** @return whether this call dropped the queued task (its caller must finish it); false when it was taken */
+    boolean drop() {
+        return QUEUE_STATE.compareAndSet(this, QUEUED, DROPPED);
+    }
+
+    /** Its owner puts the task back in the queue (called before it is queued again): it may be taken or dropped again. */
+    void unclaim() {
+        queueState = QUEUED;
+    }
+
+    /** @return whether its caller dropped the task: it stays in the queue until a taker skips it */
+    boolean dropped() {
+        return queueState == DROPPED;
     }
 
     /**

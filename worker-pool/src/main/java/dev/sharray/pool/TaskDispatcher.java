@@ -108,14 +108,14 @@ final class TaskDispatcher {
 
     /**
      * A task's future is being completed by its caller (cancelled, timed out by {@code orTimeout}): if the task is
-     * still queued, it leaves the queue and is done now, its arrays released. Whoever takes it off the queue owns it: a
-     * dispatcher that took it first finds its future done and finishes it as unsent, or has sent it already (it runs,
-     * its result dropped).
+     * still queued, it is dropped (in O(1): it stays in the queue, skipped by the next dispatch) and is done now, its
+     * arrays released. Whoever claims it first owns it: a dispatcher that took it first finds its future done and
+     * finishes it as unsent, or has sent it already (it runs, its result dropped).
      *
      * @return whether the task was queued, and is now done
      */
     boolean dropQueued(Task t) {
-        if (queue.remove(t)) {
+        if (queue.drop(t)) {
             finisher.finishUnsent(t);
             return true;
         }

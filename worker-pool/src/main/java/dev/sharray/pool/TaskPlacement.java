@@ -43,18 +43,25 @@ final class TaskPlacement {
      * @param worker the worker's id
      * @param live whether a worker id belongs to a current worker: a position last run by a worker that has
      *             since died is no one's
-     * @return the task, or {@code null} when the queue is empty
+     * @return the task, or {@code null} when the queue is empty; it may be one its caller dropped (see
+     *         {@link TaskQueue}), which the caller of this skips
      */
     Task take(Deque<Task> pending, int worker, IntPredicate live) {
         final Task head = pending.peek();
-        if (head == null || !applies(head)) {
-            return pending.poll();
+        if (head == null || head.dropped() || !applies(head)) {
+            return pending.poll(); // a dropped head is skipped by the caller, one poll each
         }
         final int[] table = workerByPosition;
         Task unowned = null;
         int scanned = 0;
         for (Task t : pending) {
-            if (t.batch != head.batch || ++scanned > SCAN) {
+            if (++scanned > SCAN) {
+                break;
+            }
+            if (t.dropped()) {
+                continue; // its caller dropped it: nobody's to run
+            }
+            if (t.batch != head.batch) {
                 break;
             }
             final int owner = t.position < table.length ? table[t.position] : 0;

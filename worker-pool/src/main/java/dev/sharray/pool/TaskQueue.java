@@ -11,6 +11,10 @@ import java.util.function.IntPredicate;
  * several short tasks of one map call in one message ({@link #groupBehind}), a long task sent behind the one a
  * worker is running ({@link #worthQueueingBehind}). Safe for concurrent use, as its deque is; a chain built
  * here is its caller's until it is sent.
+ *
+ * <p>A task leaves the queue by being taken ({@link #poll}, {@link #take}, {@link #groupBehind}), which
+ * {@linkplain Task#claim claims} it, or by being {@linkplain #drop dropped} by its caller, which only marks it: a
+ * dropped task stays in the deque until a taker meets it and skips it. Exactly one of the two owns it.
  */
 final class TaskQueue {
     private final ConcurrentLinkedDeque<Task> tasks = new ConcurrentLinkedDeque<>();
@@ -23,16 +27,27 @@ final class TaskQueue {
 
     /** Puts back a task just taken, ahead of the others. */
     void offerFirst(Task t) {
+        t.unclaim();
         tasks.offerFirst(t);
     }
 
-    /** @return whether {@code t} was queued and this call took it off the queue */
-    boolean remove(Task t) {
-        return tasks.removeFirstOccurrence(t);
+    /**
+     * Drops a queued task, in O(1): it is marked, and skipped by whoever meets it in the queue later.
+     *
+     * @return whether {@code t} was queued and is now dropped (its caller finishes it); false when it was taken
+     */
+    boolean drop(Task t) {
+        return t.drop();
     }
 
+    /** @return the first queued task, now the caller's; {@code null} when none is left */
     Task poll() {
-        return tasks.poll();
+        for (Task t = tasks.poll(); t != null; t = tasks.poll()) {
+            if (t.claim()) {
+                return t;
+            }
+        }
+        return null;
     }
 
     Task peek() {
@@ -47,10 +62,15 @@ final class TaskQueue {
      * Takes the task to send to worker {@code worker} (see {@link TaskPlacement#take}).
      *
      * @param live whether a worker id belongs to a current worker
-     * @return the task, or {@code null} when the queue is empty
+     * @return the task, now the caller's, or {@code null} when the queue is empty
      */
     Task take(int worker, IntPredicate live) {
-        return placement.take(tasks, worker, live);
+        for (Task t = placement.take(tasks, worker, live); t != null; t = placement.take(tasks, worker, live)) {
+            if (t.claim()) {
+                return t;
+            }
+        }
+        return null;
     }
 
     /** Records that {@code worker} runs {@code t}, for the placement of the next call. */
@@ -66,7 +86,8 @@ final class TaskQueue {
     /**
      * @param workers the number of workers
      * @return whether {@code t} (just taken off the queue) is a long task of a map call, in a small message, with,
-     *         counting it, at least as many of its tasks queued as there are workers
+     *         counting it, at least as many of its tasks queued as there are workers (dropped ones count until they
+     *         are skipped: skipping them here could scan the whole queue)
      */
     boolean worthQueueingBehind(Task t, int workers) {
         // small messages only: this one is sent under the pump lock and must never wait for room in the ring
@@ -107,13 +128,16 @@ final class TaskQueue {
             if (t == null) {
                 break;
             }
+            if (!t.claim()) {
+                continue; // dropped by its caller, who finished it
+            }
             if (t.future.isDone()) {
                 cancelled.accept(t);
                 continue;
             }
             if (t.batch != call || t.arg.length > TaskGrouping.MAX_ARG_BYTES
                 || bytes + t.arg.length > TaskGrouping.MAX_GROUP_BYTES) {
-                tasks.offerFirst(t);
+                offerFirst(t);
                 break;
             }
             tail.nextInGroup = t;
@@ -136,6 +160,7 @@ final class TaskQueue {
             t.deadline = 0;
             t.sent = false;
             t.messageStart = Task.NOT_WRITTEN;
+            t.unclaim();
             unstarted.add(t);
             t = next;
         }

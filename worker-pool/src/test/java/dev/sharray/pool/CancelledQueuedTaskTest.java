@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -70,6 +72,48 @@ class CancelledQueuedTaskTest {
             assertThrows(CancellationException.class, () -> queued[0].join());
             // the pool goes on, and counts the dropped tasks done: close() below does not wait for them
             assertEquals(2.0, pool.submit((Integer x) -> x * 2.0, 1).get(30, TimeUnit.SECONDS));
+        } finally {
+            Files.deleteIfExists(go);
+        }
+    }
+
+    /**
+     * Cancelling a queued task used to unlink it from the queue, a scan of the queue: cancelling n queued tasks cost
+     * O(n^2). It is now only marked, and skipped by the next dispatch; its arrays are still released at once, it is
+     * counted done once, and the pool goes on.
+     */
+    @Test
+    void manyCancelledQueuedTasksAreAllReleasedAndThePoolGoesOn() throws Exception {
+        final int n = 20_000;
+        final Path go = Files.createTempFile("sharray-cancel", ".go");
+        Files.delete(go);
+        try (ProcessPool pool = ProcessPool.create(1)) {
+            final CompletableFuture<Integer> busy = pool.submit(BUSY_UNTIL_FILE, go.toString());
+            final SharedArray array = SharedArray.create(DType.FLOAT64, 100);
+            final Path file = array.path();
+            final List<CompletableFuture<Double>> queued = new ArrayList<>(n);
+            try {
+                for (int i = 0; i < n; i++) {
+                    queued.add(pool.submit((SharedArray a) -> a.getDouble(0), array));
+                }
+            } finally {
+                array.release(); // the queued tasks' references keep the file
+            }
+            assertTrue(Files.exists(file));
+            assertEquals(n + 1, pool.tasksInFlight());
+            for (int i = n - 1; i >= 0; i--) { // from the back: the farthest from the queue's head
+                assertTrue(queued.get(i).cancel(true));
+            }
+            assertFalse(Files.exists(file), "the cancelled tasks' references were released at once");
+            assertEquals(1, pool.tasksInFlight(), "only the running task is counted");
+            assertFalse(busy.isDone(), "checked while the worker was still busy");
+            Files.createFile(go);
+            assertEquals(1, busy.get(60, TimeUnit.SECONDS));
+            assertEquals(2.0, pool.submit((Integer x) -> x * 2.0, 1).get(30, TimeUnit.SECONDS));
+            assertEquals(0, pool.tasksInFlight(), "no cancelled task was counted done twice, or left counted");
+            for (CompletableFuture<Double> f : queued) {
+                assertThrows(CancellationException.class, f::join);
+            }
         } finally {
             Files.deleteIfExists(go);
         }

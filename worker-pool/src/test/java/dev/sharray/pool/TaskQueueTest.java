@@ -4,6 +4,12 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,7 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Which queued tasks a worker gets together: groups of short tasks, a long task behind a running one, requeues. */
+/**
+ * Which queued tasks a worker gets together: groups of short tasks, a long task behind a running one, requeues; and
+ * who owns a queued task its caller drops while a dispatcher takes it.
+ */
 class TaskQueueTest {
     private static final FunctionCodec.Encoded FN = new FunctionCodec.Encoded(7, new byte[16]);
     private static long ids;
@@ -149,5 +158,94 @@ class TaskQueueTest {
             assertEquals(Task.NOT_WRITTEN, t.messageStart);
             assertNull(t.worker);
         }
+    }
+
+    @Test
+    void aDroppedTaskStaysQueuedButNoTakerGetsIt() {
+        final TaskQueue queue = new TaskQueue();
+        final List<Task> tasks = call(queue, 5, 8, null);
+        assertTrue(queue.drop(tasks.get(0)));
+        assertTrue(queue.drop(tasks.get(2)));
+        assertFalse(queue.drop(tasks.get(2)), "dropped once: its caller finished it once");
+        assertSame(tasks.get(1), queue.take(1, id -> true), "a dropped head is skipped");
+        assertSame(tasks.get(3), queue.poll(), "a dropped task further on is skipped");
+        assertFalse(queue.drop(tasks.get(3)), "a taken task is its taker's");
+        queue.offerFirst(tasks.get(3));
+        assertTrue(queue.drop(tasks.get(3)), "a task put back may be dropped again");
+        assertSame(tasks.get(4), queue.poll());
+        assertNull(queue.poll());
+        assertTrue(queue.isEmpty());
+    }
+
+    @Test
+    void aGroupSkipsDroppedTasksWithoutFinishingThem() {
+        final TaskQueue queue = new TaskQueue();
+        final List<Task> tasks = call(queue, 40, 8, measured(10_000));
+        final Task head = queue.poll();
+        for (int i = 1; i < 40; i += 2) {
+            assertTrue(queue.drop(tasks.get(i)));
+        }
+        queue.groupBehind(head, 1, t -> { throw new AssertionError("its caller finished it: " + t.id); });
+        for (Task t = head; t != null; t = t.nextInGroup) {
+            assertEquals(0, tasks.indexOf(t) % 2, "only tasks nobody dropped are sent");
+        }
+        assertTrue(chain(head).size() > 1);
+    }
+
+    /**
+     * A caller drops every queued task while two dispatchers take them (one by placement, one in order) and put some
+     * back: each task has exactly one owner. A task both sent and finished by its caller would run on released
+     * arrays and be counted done twice.
+     */
+    @Test
+    void eachQueuedTaskIsEitherTakenOrDroppedNeverBoth() throws Exception {
+        final int n = 100_000;
+        final TaskQueue queue = new TaskQueue();
+        final List<Task> tasks = call(queue, n, 8, null);
+        final long firstId = tasks.get(0).id;
+        final AtomicIntegerArray owners = new AtomicIntegerArray(n);
+        final AtomicIntegerArray putBack = new AtomicIntegerArray(n);
+        final ExecutorService threads = Executors.newFixedThreadPool(3);
+        try {
+            final CountDownLatch go = new CountDownLatch(1);
+            final List<Future<?>> running = new ArrayList<>();
+            running.add(threads.submit(() -> {
+                go.await();
+                for (int i = n - 1; i >= 0; i--) { // from the back: the dispatchers reach them last
+                    if (queue.drop(tasks.get(i))) {
+                        owners.incrementAndGet(i);
+                    }
+                }
+                return null;
+            }));
+            for (int d = 0; d < 2; d++) {
+                final boolean placed = d == 0;
+                running.add(threads.submit(() -> {
+                    go.await();
+                    for (Task t = next(queue, placed); t != null; t = next(queue, placed)) {
+                        final int i = (int) (t.id - firstId);
+                        if (i % 7 == 0 && putBack.compareAndSet(i, 0, 1)) {
+                            queue.offerFirst(t); // as a dispatcher does: taken or dropped again
+                        } else {
+                            owners.incrementAndGet(i);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            go.countDown();
+            for (Future<?> f : running) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        for (int i = 0; i < n; i++) {
+            assertEquals(1, owners.get(i), "task " + i + " had " + owners.get(i) + " owners");
+        }
+    }
+
+    private static Task next(TaskQueue queue, boolean placed) {
+        return placed ? queue.take(1, id -> true) : queue.poll();
     }
 }
