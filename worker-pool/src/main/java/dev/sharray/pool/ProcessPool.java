@@ -126,7 +126,6 @@ public final class ProcessPool implements AutoCloseable {
         this.stopSequence = new StopSequence(state, workers, pump, results, exits, starter, supervisor, copies);
     }
 
-
     /**
      * Starts a pool of {@code workers} worker JVMs with default settings and waits until all are ready.
      *
@@ -169,7 +168,6 @@ public final class ProcessPool implements AutoCloseable {
         }
         results.start(new ResultSource(pump, callers, workers, state, inFlight));
     }
-
 
     // ------------------------------------------------------------------------------------ submitting
 
@@ -377,7 +375,6 @@ public final class ProcessPool implements AutoCloseable {
         return id;
     }
 
-
     /** Test hook: how many workers have raised their sleeping flag (see {@link RingFile}). */
     int sleepingWorkers() {
         return workers.sleeping();
@@ -438,7 +435,6 @@ public final class ProcessPool implements AutoCloseable {
     long groupsSent() {
         return dispatcher.groupsSent();
     }
-
 
     /** Test hook: whether the result thread sleeps on its doorbell, or is about to. */
     boolean resultThreadSleeping() {
@@ -528,7 +524,6 @@ public final class ProcessPool implements AutoCloseable {
     private SharingSession newSharing() {
         return new SharingSession(config.maxBytes, config.tempFolder, copies);
     }
-
 
     /**
      * Called by a waiting thread: polls results itself for a short while before the caller blocks; not for a
