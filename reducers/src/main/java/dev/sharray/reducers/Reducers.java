@@ -260,10 +260,30 @@ public final class Reducers {
                 }
             });
         }
+        final String message = noReducerMessage(type);
         return (v, out) -> {
-            throw new ReducerException("no reducer for " + type.getName() + ": make it a record, or register a "
-                + "Reducer<" + type.getSimpleName() + "> with Reducers.defaults().with(...)");
+            throw new ReducerException(message);
         };
+    }
+
+    /**
+     * Why nothing handles {@code type}, with the advice that fits it. "Make it a record" is no advice for a
+     * {@code double[][]} or a {@code LocalDate}, and the registry alone does nothing until the pool has it.
+     */
+    static String noReducerMessage(Class<?> type) {
+        final String simple = type.getSimpleName().isEmpty() ? type.getName() : type.getSimpleName();
+        final String register = "register a Reducer<" + simple + "> with Reducers.defaults().with(...) and give that"
+            + " registry to the pool (ProcessPool.Builder.reducers)";
+        final String how;
+        if (type.isArray()) {
+            how = "arrays cross only as arrays of primitives (double[], int[], ...): send a List instead (a List<double[]>"
+                + " of rows, a List<String>), a HeapArray or SharedArray for a numeric matrix, or " + register;
+        } else if (type.getClassLoader() == null || type.getClassLoader() == ClassLoader.getPlatformClassLoader()) {
+            how = register; // a JDK class: the user cannot make it a record
+        } else {
+            how = "make it a record, or " + register;
+        }
+        return "no reducer for " + type.getTypeName() + ": " + how;
     }
 
     /**
