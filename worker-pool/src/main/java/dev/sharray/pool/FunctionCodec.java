@@ -386,12 +386,33 @@ final class FunctionCodec {
             } else if (holdsAsOuterInstance(functionClass, value.getClass())) {
                 how = functionClass.getName() + " is an inner or anonymous class in an instance context";
             } else {
-                return e;
+                return namingCaptured(e);
             }
             return new ReducerException("the function captures 'this', an instance of " + value.getClass().getName()
                 + " (" + how + "): a RemoteFunction must not capture an enclosing instance, which would cross to the"
                 + " worker as a value; copy what it needs into local variables, or make it a static nested class ("
                 + e.getMessage() + ")", e);
+        }
+
+        /**
+         * Any other value without a reducer is one the function captures (a lambda's captured variable, a named
+         * function's field), not the task's argument: say so, or the user looks for it among the arguments.
+         */
+        private ReducerException namingCaptured(ReducerException e) {
+            final String function;
+            if (lambda == null) {
+                function = functionClass.getName();
+            } else {
+                // javac names a serializable lambda's body lambda$<enclosing method>$<hash>$<n>; a method reference
+                // keeps the method's name
+                final String impl = lambda.getImplMethodName();
+                final int end = impl.indexOf('$', "lambda$".length());
+                function = impl.startsWith("lambda$") && end > "lambda$".length()
+                    ? "the lambda in " + lambda.getCapturingClass().replace('/', '.') + "." + impl.substring(7, end)
+                    : "the method reference ::" + impl + " in " + lambda.getCapturingClass().replace('/', '.');
+            }
+            return new ReducerException(e.getMessage() + " (in a value that " + function + " captures: captured"
+                + " variables and fields cross to the worker through the reducers, as arguments do)", e);
         }
 
         private static boolean holdsAsOuterInstance(Class<?> type, Class<?> outer) {

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.Serializable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -66,6 +67,32 @@ class CapturedValuesTest {
         final Object plain = new Object();
         final ReducerException byValue = assertThrows(ReducerException.class, () -> pool.submit((Integer x) -> plain.hashCode(), 1));
         assertTrue(byValue.getMessage().startsWith("no reducer for java.lang.Object"), byValue.getMessage());
+        // ...and says that the function captures it: before, nothing told it from a bad argument (the argument here is 1)
+        assertTrue(byValue.getMessage().endsWith(" (in a value that the lambda in " + CapturedValuesTest.class.getName()
+            + ".aCapturedEnclosingInstanceIsNamedAsSuch captures: captured variables and fields cross to the worker"
+            + " through the reducers, as arguments do)"), byValue.getMessage());
+        final Thread thread = Thread.currentThread();
+        final ReducerException byReference = assertThrows(ReducerException.class,
+            () -> pool.submit((RemoteFunction<Integer, Boolean>) thread::equals, 1));
+        assertTrue(byReference.getMessage().endsWith(" (in a value that the method reference ::equals in "
+            + CapturedValuesTest.class.getName() + " captures: captured variables and fields cross to the worker through the reducers, as arguments do)"),
+            byReference.getMessage());
+        final ReducerException byField = assertThrows(ReducerException.class, () -> pool.submit(new HoldsALock(), 1));
+        assertTrue(byField.getMessage().endsWith(" (in a value that " + HoldsALock.class.getName() + " captures: captured"
+            + " variables and fields cross to the worker through the reducers, as arguments do)"), byField.getMessage());
+    }
+
+    /** A named function with a field no reducer handles. */
+    static final class HoldsALock implements RemoteFunction<Integer, Integer> {
+        private static final long serialVersionUID = 1L;
+        private final Serializable lock = new Serializable() {
+            private static final long serialVersionUID = 1L;
+        };
+
+        @Override
+        public Integer apply(Integer x) {
+            return x + lock.hashCode();
+        }
     }
 
     /** A named function whose fields are boxes and a list (not primitives): they cross as values too. */
