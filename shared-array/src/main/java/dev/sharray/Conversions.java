@@ -18,9 +18,35 @@ final class Conversions {
 
     static void checkWrite(DType dtype, Class<?> from) {
         if (!canWrite(dtype, from)) {
-            throw new UnsupportedOperationException("writing a " + from.getSimpleName() + " into a " + dtype
-                + " array can lose information; convert it explicitly first");
+            throw new UnsupportedOperationException("writing " + article(from.getSimpleName()) + " " + from.getSimpleName()
+                + " into " + article(dtype.name()) + " " + dtype + " array can lose information; convert the value"
+                + " explicitly and use " + setter(dtype));
         }
+    }
+
+    /** The setter, and the bulk copy, of the element type: "convert it" alone did not say to what. */
+    private static String setter(DType dtype) {
+        switch (dtype) {
+            case INT8:
+                return "setByte (copyFrom(byte[]) for a whole array)";
+            case UINT8:
+                return "setByte (copyFrom(byte[]) for a whole array), which stores the byte's bits: (byte) 200 stores 200";
+            case INT16:
+                return "setShort (copyFrom(short[]) for a whole array)";
+            case INT32:
+                return "setInt (copyFrom(int[]) for a whole array)";
+            case INT64:
+                return "setLong (copyFrom(long[]) for a whole array)";
+            case FLOAT32:
+                return "setFloat (copyFrom(float[]) for a whole array)";
+            default:
+                return "setDouble (copyFrom(double[]) for a whole array)";
+        }
+    }
+
+    /** "an int", "an INT32 array", "a UINT8 array" (you-int), "a FLOAT64 array". */
+    private static String article(String word) {
+        return word.startsWith("i") || word.startsWith("I") ? "an" : "a";
     }
 
     static boolean canRead(DType dtype, Class<?> to) {

@@ -73,6 +73,26 @@ class ElementAccessTest {
     }
 
     @Test
+    void aRefusedWriteNamesTheSetterOfTheElementType() {
+        // before: "writing a int into a UINT8 array can lose information; convert it explicitly first", which named
+        // neither what to convert to nor how an unsigned byte is written
+        try (SharedArray i32 = SharedArray.create(DType.INT32, 2); SharedArray u8 = SharedArray.create(DType.UINT8, 2);
+             SharedArray f32 = SharedArray.create(DType.FLOAT32, 2)) {
+            assertEquals("writing a double into an INT32 array can lose information; convert the value explicitly and use"
+                + " setInt (copyFrom(int[]) for a whole array)",
+                assertThrows(UnsupportedOperationException.class, () -> i32.setDouble(2.0, 0)).getMessage());
+            assertEquals("writing an int into a UINT8 array can lose information; convert the value explicitly and use"
+                + " setByte (copyFrom(byte[]) for a whole array), which stores the byte's bits: (byte) 200 stores 200",
+                assertThrows(UnsupportedOperationException.class, () -> u8.copyFrom(new int[] {200, 1})).getMessage());
+            assertEquals("writing a double into a FLOAT32 array can lose information; convert the value explicitly and use"
+                + " setFloat (copyFrom(float[]) for a whole array)",
+                assertThrows(UnsupportedOperationException.class, () -> f32.setDouble(0.1, 1)).getMessage());
+            u8.setByte((byte) 200, 0); // as the message says
+            assertEquals(200, u8.getInt(0));
+        }
+    }
+
+    @Test
     void indexErrorsAndUseAfterReleaseAreSpecific() {
         SharedArray a = SharedArray.create(DType.FLOAT64, 3, 4);
         IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> a.getDouble(3, 0));
