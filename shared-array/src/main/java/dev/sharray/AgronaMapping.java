@@ -23,6 +23,7 @@ final class AgronaMapping implements Mapping {
 
     /** Maps through an already open channel (saves reopening the file the header was read from). */
     static AgronaMapping map(FileChannel channel, Path file, long length) throws java.io.IOException {
+        JvmAccess.requireFlags();
         checkLength(file, length);
         final MappedByteBuffer buffer;
         try {
@@ -41,6 +42,7 @@ final class AgronaMapping implements Mapping {
     }
 
     static AgronaMapping map(Path file, long length) {
+        JvmAccess.requireFlags();
         checkLength(file, length);
         final MappedByteBuffer buffer;
         try {

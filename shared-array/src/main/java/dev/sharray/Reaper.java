@@ -34,6 +34,7 @@ final class Reaper {
 
     /** Runs one pass the first time this process creates or opens an array. */
     static void onFirstUse() {
+        JvmAccess.requireFlags(); // before the pass, which may map reference files
         if (STARTED.compareAndSet(false, true) && !Boolean.getBoolean("sharray.reaper.disabled")) {
             try {
                 ReapReport r = reap();

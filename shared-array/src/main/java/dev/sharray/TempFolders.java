@@ -220,6 +220,7 @@ final class TempFolders {
 
     /** This process's folder under {@code root}, created (0700) on first use. */
     static Path ownerFolder(Path root) {
+        JvmAccess.requireFlags(); // before any file is made (a pool's rings, an array's files)
         final Path folder = OWNER_FOLDERS.computeIfAbsent(root.toAbsolutePath(), TempFolders::createOwnerFolder);
         if (Segments.exiting()) {
             // the exit hook may have passed its removal of the empty folders: one made now would stay
