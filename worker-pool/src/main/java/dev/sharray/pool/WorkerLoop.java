@@ -1,6 +1,7 @@
 package dev.sharray.pool;
 
 import dev.sharray.reducers.MalformedDataException;
+import dev.sharray.reducers.ReducerException;
 import dev.sharray.reducers.Reducers;
 import dev.sharray.reducers.ValueReader;
 import dev.sharray.reducers.ValueWriter;
@@ -452,7 +453,7 @@ final class WorkerLoop {
                 // e.g. a reducer threw after an array of the result was written: release what the result
                 // would have carried (the function's own arrays too), then report the failure instead
                 arrays.abandonResult(t);
-                error = t;
+                error = t instanceof ReducerException ? asResultFailure((ReducerException) t, result) : t;
                 length = 0;
             }
         } else {
@@ -489,6 +490,18 @@ final class WorkerLoop {
             System.err.println("sharray worker: a task ran out of memory (" + describe(exhausted)
                 + "); this worker exits and a new one replaces it");
         }
+    }
+
+    /**
+     * A result that cannot be written fails its task with the reducers' message, which named a type and nothing
+     * else: the caller, who gets it as a task failure, could not tell it from a failure of the function. Says that
+     * it was the result, keeping the type, the cause and the stack trace.
+     */
+    static ReducerException asResultFailure(ReducerException e, Object result) {
+        final ReducerException named = new ReducerException(e.getMessage() + " (writing the task's result, a "
+            + result.getClass().getTypeName() + ", to send it back)", e.getCause());
+        named.setStackTrace(e.getStackTrace());
+        return named;
     }
 
     /**

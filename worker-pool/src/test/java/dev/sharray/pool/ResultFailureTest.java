@@ -119,4 +119,22 @@ class ResultFailureTest {
             assertArrayEquals(new int[] {0, 5, 0}, back.toIntArray());
         }
     }
+
+    @Test
+    void aResultNoReducerHandlesIsNamedAsTheResult() {
+        // before: only "no reducer for ...", which a caller could not tell from a failure of the function itself
+        final ExecutionException e = assertThrows(ExecutionException.class,
+            () -> pool.submit((Integer n) -> new double[n][n], 2).get(60, TimeUnit.SECONDS));
+        final RemoteTaskException remote = assertInstanceOf(RemoteTaskException.class, e.getCause());
+        assertEquals(dev.sharray.reducers.ReducerException.class.getName(), remote.remoteClassName());
+        assertTrue(remote.remoteMessage().startsWith("no reducer for double[][]: "), remote.remoteMessage());
+        assertTrue(remote.remoteMessage().endsWith(" (writing the task's result, a double[][], to send it back)"),
+            remote.remoteMessage());
+        // a failing reducer of the result: the same words after its own message
+        final ExecutionException refused = assertThrows(ExecutionException.class,
+            () -> pool.submit((String p) -> new Refusing(p), "x").get(60, TimeUnit.SECONDS));
+        final RemoteTaskException byReducer = assertInstanceOf(RemoteTaskException.class, refused.getCause());
+        assertTrue(byReducer.remoteMessage().endsWith(" (writing the task's result, a " + Refusing.class.getName()
+            + ", to send it back)"), byReducer.remoteMessage());
+    }
 }
