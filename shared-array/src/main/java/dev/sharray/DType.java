@@ -63,17 +63,37 @@ public enum DType {
         char order = ordered ? descr.charAt(0) : '=';
         String kind = ordered ? descr.substring(1) : descr;
         if (order == '>' && !kind.endsWith("1")) {
-            throw new InvalidDescriptorException("descr",
-                "big-endian dtype '" + descr + "' is not supported; sharray arrays are little-endian");
+            final String into = LOSSLESS_INTO.getOrDefault(kind, isSupportedKind(kind) ? "<" + kind : null);
+            throw new InvalidDescriptorException("descr", "big-endian dtype '" + descr + "' is not supported; sharray"
+                + " arrays are little-endian" + (into == null ? "" : ": convert it in NumPy, e.g. np.save(path,"
+                + " a.astype('" + into + "'))"));
         }
         for (DType t : VALUES) {
             if (t.numpyDescr.substring(1).equals(kind)) {
                 return t;
             }
         }
+        final String into = LOSSLESS_INTO.get(kind);
         throw new InvalidDescriptorException("descr", "unsupported NumPy dtype '" + descr
-            + "' (supported: i1, u1, i2, i4, i8, f4, f8)");
+            + "' (supported: i1, u1, i2, i4, i8, f4, f8)" + (into == null ? ""
+            : ": convert it in NumPy, e.g. np.save(path, a.astype('" + into + "'))"));
     }
+
+    private static boolean isSupportedKind(String kind) {
+        for (DType t : VALUES) {
+            if (t.numpyDescr.substring(1).equals(kind)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * NumPy types sharray lacks, and the supported one that holds each of their values exactly: what to convert a
+     * file to. Others (complex, uint64, objects, strings) have none.
+     */
+    private static final java.util.Map<String, String> LOSSLESS_INTO = java.util.Map.of(
+        "b1", "u1", "u2", "<i4", "u4", "<i8", "f2", "<f4");
 
     /**
      * @param code the ordinal stored in descriptors
