@@ -316,6 +316,11 @@ public final class SharedArrays {
      * files shared with {@link SharedArray#openNpy}); by default only sharray's own folders are allowed.
      * Also settable with {@code -Dsharray.allowedFolders} or {@code SHARRAY_ALLOWED_FOLDERS}.
      *
+     * <p>It allows the folder in this process only: the process that opens a descriptor must allow the folder
+     * itself. A {@code ProcessPool}'s workers do not inherit this call; give them
+     * {@code ProcessPool.builder().jvmOptions("-Dsharray.allowedFolders=" + folder)}, or set
+     * {@code SHARRAY_ALLOWED_FOLDERS} in this process's environment, which they inherit.
+     *
      * @param folder a folder whose files descriptors may name
      */
     public static void allowFolder(Path folder) {
