@@ -568,13 +568,20 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
      */
     public double dot(NdArray other) {
         Arithmetic.checkSameShape(this, other);
-        double[] a = valuesAsDoubles();
-        double[] b = other.valuesAsDoubles();
-        double s = 0;
-        for (int i = 0; i < a.length; i++) {
-            s += a[i] * b[i];
-        }
-        return s;
+        other.checkAccessible();
+        // Streams both arrays in row-major order, summing in that order as before. It copied each into a heap
+        // double[] first: a scalar result cost twice the array's size in heap, so a.dot(a) of a 256 MiB shared
+        // array ran a 200 MiB heap out of memory (sum() and max() stream), and over 2^31 elements it refused.
+        final long[] shape = shape();
+        final long[] index = new long[shape.length];
+        final double[] s = {0};
+        forEachLocation(loc -> {
+            s[0] += valueAsDouble(loc) * other.valueAsDouble(other.locate(index));
+            for (int d = index.length - 1; d >= 0 && ++index[d] == shape[d]; d--) {
+                index[d] = 0;
+            }
+        });
+        return s[0];
     }
 
     private double extreme(boolean min) {
