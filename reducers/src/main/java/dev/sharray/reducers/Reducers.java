@@ -275,7 +275,12 @@ public final class Reducers {
         final String register = "register a Reducer<" + simple + "> with Reducers.defaults().with(...) and give that"
             + " registry to the pool (ProcessPool.Builder.reducers)";
         final String how;
-        if (type.isArray()) {
+        if (type.isHidden()) {
+            // a lambda or method reference (a java.util.function.Function, a Comparator, ...): no reducer fits
+            return "no reducer for the lambda " + type.getName() + ": a lambda or method reference crosses only inside"
+                + " the task's function: declare it as a RemoteFunction and capture it in the function you submit, which"
+                + " then carries it along";
+        } else if (type.isArray()) {
             how = "arrays cross only as arrays of primitives (double[], int[], ...): send a List instead (a List<double[]>"
                 + " of rows, a List<String>), a HeapArray or SharedArray for a numeric matrix, or " + register;
         } else if (type.getClassLoader() == null || type.getClassLoader() == ClassLoader.getPlatformClassLoader()) {

@@ -43,6 +43,15 @@ class NoReducerMessageTest {
     }
 
     @Test
+    void aLambdaIsToBeARemoteFunctionCapturedByTheTasksFunction() {
+        final java.util.function.Function<Integer, Integer> f = x -> x + 1;
+        final String message = refusal(f);
+        assertEquals("no reducer for the lambda " + f.getClass().getName() + ": a lambda or method reference crosses"
+            + " only inside the task's function: declare it as a RemoteFunction and capture it in the function you"
+            + " submit, which then carries it along", message);
+    }
+
+    @Test
     void aUserClassMayBeMadeARecord() {
         assertEquals("no reducer for " + Point.class.getName() + ": make it a record, or register a Reducer<Point> with"
             + " Reducers.defaults().with(...) and give that registry to the pool (ProcessPool.Builder.reducers)",
