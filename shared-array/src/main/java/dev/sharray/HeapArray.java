@@ -8,6 +8,8 @@ import java.util.function.LongConsumer;
  * of arithmetic on shared arrays are heap arrays; {@link #toShared()} shares one explicitly.
  */
 public final class HeapArray extends NdArray {
+    /** Where a double[]'s elements start, for {@link NdArray#dot}'s reads. */
+    private static final long DOUBLES_BASE = org.agrona.UnsafeApi.arrayBaseOffset(double[].class);
     private final Object data;
     private final long[] cStrides;
 
@@ -159,6 +161,21 @@ public final class HeapArray extends NdArray {
      */
     public Object data() {
         return data;
+    }
+
+    @Override
+    boolean isDenseFloat64() {
+        return dtype == DType.FLOAT64 && data instanceof double[];
+    }
+
+    @Override
+    Object unsafeBase() {
+        return data;
+    }
+
+    @Override
+    long unsafeOffset() {
+        return DOUBLES_BASE;
     }
 
     /**

@@ -1044,6 +1044,21 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         return super.sum();
     }
 
+    @Override
+    boolean isDenseFloat64() {
+        return dtype == DType.FLOAT64 && isContiguous();
+    }
+
+    @Override
+    Object unsafeBase() {
+        return null;
+    }
+
+    @Override
+    long unsafeOffset() {
+        return address;
+    }
+
     /** Copies a heap array of the matching Java type in (used by copyOf and HeapArray.toShared). */
     void copyRawFrom(Object data) {
         if (data instanceof double[]) {

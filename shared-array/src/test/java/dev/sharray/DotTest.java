@@ -68,4 +68,47 @@ class DotTest {
             assertEquals(sumOfSquares, t.dot(t));
         }
     }
+    /**
+     * The fast path (contiguous FLOAT64 operands, shared or heap) and the general one (strided views, other dtypes)
+     * sum the same products in the same order, that of sum(): the same bits for every layout, and for every tail
+     * length past a multiple of four.
+     */
+    @Test
+    void everyLayoutOfTheSameValuesGivesTheSameBits() {
+        final java.util.Random random = new java.util.Random(42);
+        for (int n : new int[] {0, 1, 2, 3, 4, 5, 6, 7, 1001, 1003}) {
+            final double[] x = new double[n];
+            final double[] y = new double[n];
+            final double[] pairs = new double[2 * n];
+            for (int i = 0; i < n; i++) {
+                x[i] = random.nextGaussian() * 1e3;
+                y[i] = random.nextGaussian() / 7;
+                pairs[2 * i] = x[i];
+                pairs[2 * i + 1] = y[i];
+            }
+            final double[] lanes = new double[4];
+            for (int i = 0; i < n; i++) {
+                lanes[i % 4] += x[i] * y[i];
+            }
+            final double expected = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+            try (SharedArray dx = SharedArray.create(DType.FLOAT64, n);
+                 SharedArray dy = SharedArray.create(DType.FLOAT64, n);
+                 SharedArray both = SharedArray.create(DType.FLOAT64, n, 2);
+                 SharedArray sx = both.select(1, 0);     // strided views: the general path
+                 SharedArray sy = both.select(1, 1)) {
+                dx.copyFrom(x);
+                dy.copyFrom(y);
+                both.copyFrom(pairs);
+                final HeapArray hx = HeapArray.of(x, n);
+                final HeapArray hy = HeapArray.of(y, n);
+                assertEquals(expected, dx.dot(dy), "shared, dense: n=" + n);
+                assertEquals(expected, hx.dot(hy), "heap: n=" + n);
+                assertEquals(expected, dx.dot(hy), "shared and heap: n=" + n);
+                assertEquals(expected, hx.dot(dy), "heap and shared: n=" + n);
+                assertEquals(expected, sx.dot(sy), "strided views: n=" + n);
+                assertEquals(expected, sx.dot(dy), "a view and a dense array: n=" + n);
+                assertEquals(expected, dx.dot(HeapArray.of(y, n).multiply(1.0)), "a derived heap array: n=" + n);
+            }
+        }
+    }
 }

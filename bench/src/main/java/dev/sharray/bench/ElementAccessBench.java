@@ -81,6 +81,12 @@ public class ElementAccessBench {
         return shared.sum();
     }
 
+    /** @return the shared array's {@code dot} with itself: the built-in inner product, against {@link #sharedSum} */
+    @Benchmark
+    public double sharedDot() {
+        return shared.dot(shared);
+    }
+
     /** @return one element, after writing every element of the heap array */
     @Benchmark
     public double heapSet() {
