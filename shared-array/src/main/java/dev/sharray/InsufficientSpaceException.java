@@ -2,7 +2,11 @@ package dev.sharray;
 
 import java.nio.file.Path;
 
-/** The chosen folder cannot hold a new array; thrown by create before anything is left behind. */
+/**
+ * The chosen folder cannot hold a new array, thrown by create before anything is left behind; or the folder of an
+ * existing file with holes (a sparse file) cannot back them, thrown by an open before the file is mapped, leaving it
+ * unchanged.
+ */
 public class InsufficientSpaceException extends IllegalStateException {
     private static final long serialVersionUID = 1L;
 
@@ -41,6 +45,39 @@ public class InsufficientSpaceException extends IllegalStateException {
         this.folder = folder;
         this.requestedBytes = requestedBytes;
         this.freeBytes = memoryBytes;
+    }
+
+    private InsufficientSpaceException(String message, Path folder, long requestedBytes, long freeBytes) {
+        super(message);
+        this.folder = folder;
+        this.requestedBytes = requestedBytes;
+        this.freeBytes = freeBytes;
+    }
+
+    /**
+     * An existing file whose holes its file system cannot back: writes into them would fault (SIGBUS) later.
+     *
+     * @param file           the file to open
+     * @param requestedBytes the bytes its holes need, as {@code bound} says
+     * @param bound          "" when {@code requestedBytes} is exact, else "at least " or "up to "
+     * @param freeBytes      bytes free in its folder, or of memory left when {@code memory}; -1 if unknown
+     * @param memory         whether the folder is a tmpfs with room but the memory its pages would take is not there
+     */
+    static InsufficientSpaceException toBack(Path file, long requestedBytes, String bound, long freeBytes,
+                                             boolean memory) {
+        final Path parent = file.getParent();
+        final Path folder = parent != null ? parent : file;
+        final String need = ": it has holes (blocks never written: a sparse file) that need "
+            + bound + requestedBytes + " bytes, ";
+        final String why = "; writing into them later would fault (SIGBUS), so it is not opened: free "
+            + (memory ? "memory" : "space there") + ", or make the file dense (cp --sparse=never)";
+        final String message = memory
+            ? "not enough memory for " + folder + " (a tmpfs, whose files are memory) to back " + file + need
+                + freeBytes + " bytes of memory are left (the machine's available memory and swap, or this process's"
+                + " memory cgroup limit, as in a container)" + why
+            : "not enough space in " + folder + " to back " + file + need
+                + (freeBytes < 0 ? "the filesystem is full" : freeBytes + " bytes are free") + why;
+        return new InsufficientSpaceException(message, folder, requestedBytes, freeBytes);
     }
 
     /** @return the folder that was too small */

@@ -225,6 +225,9 @@ final class Segments {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             NpyHeader header = NpyHeader.read(ch);
             long length = mappedLength(ch.size(), header);
+            // the file may have holes (a user's sparse .npy, an array file punched by someone): reserve them now, as
+            // create preallocates, so a full file system refuses the open rather than a later write with SIGBUS
+            BlockReservation.reserve(file, length);
             // by the length actually mapped (a page-rounded file can be 2 GiB when header + data is just under)
             Mapping mapping = length <= AgronaMapping.MAX_LENGTH ? AgronaMapping.map(ch, file, length)
                 : length % 4096 != 0 ? PosixMapping.map(file, length) // Chronicle would grow the file to a page

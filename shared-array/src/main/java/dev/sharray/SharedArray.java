@@ -205,6 +205,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      *     a process in another pid namespace (another container sharing the folder): holders are named by pid
      * @throws IllegalStateException when the array has already been released by all its holders
      * @throws MapLimitException when this process has nearly as many memory mappings as the kernel allows
+     * @throws InsufficientSpaceException when the file has holes (someone made it sparse) that its file system, or
+     *     for a tmpfs the memory left, cannot back: a write there would fault later; the file is left unchanged
      */
     public static SharedArray open(Descriptor descriptor) {
         Objects.requireNonNull(descriptor, "descriptor");
@@ -242,7 +244,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
 
     /**
      * Maps a {@code .npy} file (written by NumPy, C or Fortran order, or by sharray) in place. A user's own
-     * file is never deleted by sharray; a sharray array file is reference-counted as usual.
+     * file is never deleted by sharray; a sharray array file is reference-counted as usual. A file with holes (made
+     * with {@code truncate} or NumPy's {@code open_memmap}, say) has them allocated first, as {@code create}
+     * preallocates, without changing a byte: a full file system then refuses here, not with a fault at a later write.
      *
      * @param file the {@code .npy} file
      * @return a handle on the whole array; release it when done
@@ -251,6 +255,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      * @throws UncheckedIOException when there is no such file, or it cannot be read
      * @throws IllegalStateException when it is a sharray array's file, and that array has been released by all its
      *     holders
+     * @throws InsufficientSpaceException when the file has holes that its file system, or for a tmpfs the memory
+     *     left, cannot back; the file is left unchanged
      */
     public static SharedArray openNpy(Path file) {
         Objects.requireNonNull(file, "file");

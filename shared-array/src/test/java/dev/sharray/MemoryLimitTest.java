@@ -43,6 +43,41 @@ class MemoryLimitTest {
         }
     }
 
+    /**
+     * The same for a user's sparse {@code .npy} in such a tmpfs: its open allocates its holes, so more holes than the
+     * memory left are refused there, the file unchanged. Before, the open did not allocate them (the first writes
+     * into its holes did, page by page, until the OOM killer ended a process).
+     */
+    @Test
+    void aSparseNpyWithMoreHolesThanTheCgroupsMemoryIsRefusedAtOpen() throws Exception {
+        final Path mount = Files.createTempDirectory("sharray-memory-tmpfs");
+        final Path cgroup = createMemoryCgroup(LIMIT);
+        try {
+            run("mount", "-t", "tmpfs", "-o", "size=2g", "tmpfs", mount.toString());
+            final Path file = mount.resolve("user.npy");
+            final byte[] header = NpyHeader.encode(DType.FLOAT64, new long[] {1L << 27});
+            try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+                raf.write(header);
+                raf.setLength(header.length + (1L << 30)); // 1 GiB of holes
+            }
+            final List<String> inCgroup = List.of("sh", "-c",
+                "echo $$ > " + cgroup.resolve("cgroup.procs") + " && exec \"$@\"", "sh");
+            try (ChildJvm child = ChildJvm.startWrapped(inCgroup, SparseOpenChild.class,
+                    List.of("-Dsharray.reaper.disabled=true"), Long.toString(1L << 26), file.toString())) {
+                final String outcome = child.readLine();
+                assertTrue(outcome.startsWith("refused dev.sharray.InsufficientSpaceException: not enough memory for "
+                    + mount + " (a tmpfs, whose files are memory) to back " + file), outcome);
+                assertEquals(0, child.finish());
+            }
+            assertEquals(0, Files.getFileStore(mount).getTotalSpace() - Files.getFileStore(mount).getUnallocatedSpace()
+                - 4096, "the refused open left pages allocated (the header's is the only one)");
+        } finally {
+            new ProcessBuilder("umount", "-l", mount.toString()).start().waitFor();
+            Files.deleteIfExists(mount);
+            Files.deleteIfExists(cgroup);
+        }
+    }
+
     /** A memory cgroup of this process's with {@code limit} bytes (v1, or v2 with the memory controller on). */
     private static Path createMemoryCgroup(long limit) throws IOException {
         final String name = "sharray-test-" + ProcessHandle.current().pid();
