@@ -142,6 +142,12 @@ final class RefCountFile {
             if (size != FILE_SIZE) {
                 throw new InvalidDescriptorException("refcount", path + " has " + size + " bytes, expected " + FILE_SIZE);
             }
+            // read, not through the mapping: a first page someone punched out is a hole, read as zeros here without
+            // allocating; through the mapping, a tmpfs allocates a page for it, and when full faults (SIGBUS)
+            final ByteBuffer magic = ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder());
+            if (ch.read(magic, 0) != 4 || magic.getInt(0) != MAGIC) {
+                throw notAReferenceFile(path);
+            }
             mapped = AgronaMapping.map(ch, path, FILE_SIZE);
         } catch (java.nio.file.NoSuchFileException e) {
             throw gone(path, e);
@@ -165,7 +171,7 @@ final class RefCountFile {
     /** Throws what {@link #open} refuses a mapped file for. */
     private void checkHeaderAndSlots() {
         if (buffer.getIntVolatile(0) != MAGIC || buffer.getInt(4) != VERSION || buffer.getInt(12) != SLOTS) {
-            throw new InvalidDescriptorException("refcount", path + " is not a sharray reference file of version " + VERSION);
+            throw notAReferenceFile(path);
         }
         final int inUse = buffer.getIntVolatile(SLOTS_IN_USE_OFFSET);
         if (!isValidSlotsInUse(inUse)) {
@@ -185,6 +191,10 @@ final class RefCountFile {
         if (corrupt != null) {
             throw new InvalidDescriptorException("refcount", path + " is corrupt: " + corrupt);
         }
+    }
+
+    private static InvalidDescriptorException notAReferenceFile(Path path) {
+        return new InvalidDescriptorException("refcount", path + " is not a sharray reference file of version " + VERSION);
     }
 
     private static IllegalStateException gone(Path path, Exception cause) {

@@ -154,6 +154,29 @@ class SparseFileTest {
     }
 
     /**
+     * An array's {@code .ref} file whose first page someone punched out, opened on a full tmpfs: the open read the
+     * header through its new mapping, and the tmpfs, out of pages for the hole, faulted (an {@code InternalError} in
+     * {@code open}). It is refused as what it is now, a file without the header: the magic is read with {@code read}
+     * first, which reads a hole as zeros without allocating. (The agent that holds the array is killed: its own
+     * mapping of the punched page would fault at its release.)
+     */
+    @Test
+    void aReferenceFileWithItsFirstPagePunchedOutIsRefusedAsNotOneNotAFault() throws Exception {
+        try (ChildJvm agent = ChildJvm.start(ArrayAgent.class,
+                List.of("-Dsharray.tempFolder=" + mount, "-Dsharray.reaper.disabled=true"))) {
+            agent.expect("ready ");
+            final Descriptor d = ArrayAgent.create(agent, "FLOAT64 4096");
+            run("fallocate", "--punch-hole", "--offset", "0", "--length", Long.toString(PAGE),
+                Segments.refPathFor(d.path()).toString());
+            fill(mount);
+            final InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> SharedArray.open(d));
+            assertEquals("refcount", e.field(), e.getMessage());
+            assertNothingOpenOrMapped(d.path());
+            agent.kill9();
+        }
+    }
+
+    /**
      * On a disk file system (ext4, in a loop device) too. There the open must refuse before allocating: ext4 keeps what
      * an allocation that runs out took, so trying would have filled the file system for everyone (and reported the
      * 0 bytes then left as what was free).
