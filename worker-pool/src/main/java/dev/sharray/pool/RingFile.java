@@ -76,6 +76,7 @@ final class RingFile implements AutoCloseable {
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))));
         final MappedByteBuffer mapping;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            writeZeros(ch, size);
             mapping = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(path);
@@ -88,6 +89,21 @@ final class RingFile implements AutoCloseable {
         // magic last, with release semantics: a worker that sees it sees a complete header
         header.putIntRelease(MAGIC_OFFSET, MAGIC);
         return new RingFile(path, mapping, capacity);
+    }
+
+    /**
+     * Writes the whole new file, so that every page of it is allocated before anything maps it: a full file system
+     * fails here with an {@link IOException} ("No space left on device"). {@code map} alone leaves the file sparse, and
+     * its pages were allocated one at a time as messages went round the rings; once the folder had filled up (with
+     * arrays, in a tmpfs) the next new page faulted (SIGBUS): an {@code InternalError} in the parent's submit and in
+     * the worker, which died.
+     */
+    private static void writeZeros(FileChannel ch, long size) throws IOException {
+        final java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocate((int) Math.min(size, 64 << 10));
+        for (long at = 0; at < size; ) {
+            zeros.clear().limit((int) Math.min(zeros.capacity(), size - at));
+            at += ch.write(zeros, at);
+        }
     }
 
     /**

@@ -1,0 +1,84 @@
+package dev.sharray.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A pool's temp folder that fills up (a tmpfs, with arrays). The workers' ring files were sparse: {@code map} grew
+ * them without allocating a page, and the pages were allocated one at a time as messages went round the rings. On a
+ * full tmpfs the next new page faulted (SIGBUS): the pool's start, or a later submit, threw {@code InternalError}, the
+ * worker died of it, and closing the pool then hung. Now a ring file is written whole before it is mapped: a full
+ * folder refuses the start with an exception that says so, and a started pool's rings never fault. Needs root for the
+ * small tmpfs (CI runs as root): it fails, not skips, without it.
+ */
+class FullTempFolderTest {
+    private Path mount;
+
+    @BeforeEach
+    void mountSmallTmpfs() throws Exception {
+        mount = Files.createTempDirectory("sharray-pool-tmpfs");
+        run("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mount.toString());
+    }
+
+    @AfterEach
+    void unmount() throws Exception {
+        new ProcessBuilder("umount", "-l", mount.toString()).start().waitFor();
+        Files.deleteIfExists(mount);
+    }
+
+    @Test
+    void aPoolInAFullFolderFailsToStartSayingSoAndLeavesNoRingFile() throws Exception {
+        fill(mount);
+        final UncheckedIOException e = assertThrows(UncheckedIOException.class,
+            () -> ProcessPool.builder().workers(1).tempFolder(mount).build().close());
+        assertTrue(String.valueOf(e.getCause()).contains("No space left on device"), String.valueOf(e.getCause()));
+        try (Stream<Path> files = Files.walk(mount)) {
+            assertEquals(0, files.filter(p -> p.toString().endsWith(".ring")).count(), "a ring file was left");
+        }
+    }
+
+    @Test
+    void theRingsOfAStartedPoolTakeTrafficAfterItsFolderFilledUp() throws Exception {
+        final ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(mount).build();
+        try {
+            fill(mount);
+            final String arg = "x".repeat(2000);
+            for (int i = 0; i < 1500; i++) { // 3 MB each way: round both 1 MiB rings, over pages never touched before
+                assertEquals(2000, pool.submit((String s) -> s.length(), arg).get(30, TimeUnit.SECONDS));
+            }
+            pool.close();
+        } finally {
+            pool.shutdownNow(); // a failed run must not hang in close (it did, after the worker died of the fault)
+        }
+    }
+
+    private static void fill(Path dir) throws IOException {
+        try (FileOutputStream out = new FileOutputStream(dir.resolve("filler").toFile())) {
+            final byte[] block = new byte[4096];
+            while (true) {
+                out.write(block);
+            }
+        } catch (IOException e) {
+            assertTrue(e.getMessage().contains("No space left"), e.getMessage());
+        }
+    }
+
+    private static void run(String... command) throws Exception {
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), String.join(" ", command) + " failed (needs root; CI runs as root): " + out);
+    }
+}
