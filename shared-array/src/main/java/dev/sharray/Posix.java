@@ -296,7 +296,6 @@ final class Posix {
      */
     private static final class Stat {
         private static final boolean BOUND;
-        private static final long TMPFS_MAGIC = 0x01021994L;
         private static final int ST_SIZE = 48;
         private static final int ST_BLOCKS = 64;
         private static final int BUFFER = 256; // more than struct stat (144 or 128 bytes) and struct statfs (120)
