@@ -361,8 +361,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         return new InvalidDescriptorException("path", path + " is not in a sharray folder "
             + "(.../" + TempFolders.userFolderName() + "/<owner>/<name>.npy) or an allowed folder: each process that opens"
             + " it must allow its folder (SharedArrays.allowFolder, -Dsharray.allowedFolders or SHARRAY_ALLOWED_FOLDERS;"
-            + " a pool's workers: ProcessPool.Builder.jvmOptions(\"-Dsharray.allowedFolders=...\") or the environment"
-            + " variable)");
+            + " a pool's workers allow what their parent allowed when the pool was built)");
     }
 
     private static void checkFits(Descriptor d, NpyHeader h) {

@@ -316,10 +316,10 @@ public final class SharedArrays {
      * files shared with {@link SharedArray#openNpy}); by default only sharray's own folders are allowed.
      * Also settable with {@code -Dsharray.allowedFolders} or {@code SHARRAY_ALLOWED_FOLDERS}.
      *
-     * <p>It allows the folder in this process only: the process that opens a descriptor must allow the folder
-     * itself. A {@code ProcessPool}'s workers do not inherit this call; give them
-     * {@code ProcessPool.builder().jvmOptions("-Dsharray.allowedFolders=" + folder)}, or set
-     * {@code SHARRAY_ALLOWED_FOLDERS} in this process's environment, which they inherit.
+     * <p>It allows the folder in this process: the process that opens a descriptor must allow the folder itself. A
+     * {@code ProcessPool}'s workers allow the folders this process allowed when the pool was built (so a
+     * {@code mapChunks} over a file opened with {@code openNpy} works once its folder is allowed here); allow a
+     * folder before building the pool.
      *
      * @param folder a folder whose files descriptors may name
      */

@@ -28,8 +28,8 @@ class UserFileDescriptorTest {
             final InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> SharedArray.open(d));
             assertEquals("path", e.field());
             assertTrue(e.getMessage().endsWith(" or an allowed folder: each process that opens it must allow its folder"
-                + " (SharedArrays.allowFolder, -Dsharray.allowedFolders or SHARRAY_ALLOWED_FOLDERS; a pool's workers:"
-                + " ProcessPool.Builder.jvmOptions(\"-Dsharray.allowedFolders=...\") or the environment variable)"),
+                + " (SharedArrays.allowFolder, -Dsharray.allowedFolders or SHARRAY_ALLOWED_FOLDERS; a pool's workers allow"
+                + " what their parent allowed when the pool was built)"),
                 e.getMessage());
             SharedArrays.allowFolder(dir); // as the message says: then it opens
             try (SharedArray again = SharedArray.open(d)) {

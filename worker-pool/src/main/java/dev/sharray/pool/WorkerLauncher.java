@@ -3,6 +3,7 @@ package dev.sharray.pool;
 import dev.sharray.JvmFlags;
 import dev.sharray.SharedArrays;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,7 +11,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Starts worker JVMs: the running JDK's {@code java}, the parent's classpath and the project's JVM
@@ -25,6 +28,43 @@ final class WorkerLauncher {
     /** AppCDS for the workers, or {@code null} when off. */
     private final ClassDataArchive cds;
     private final Path doorbell;
+
+    /** The system property a worker reads its allowed folders from (see {@link SharedArrays#allowFolder}). */
+    static final String ALLOWED_FOLDERS_PROPERTY = "sharray.allowedFolders";
+
+    /**
+     * The user's JVM options with the folders this process allows added to the workers' allowed folders: a user's
+     * {@code .npy} opened here ({@code openNpy}) crosses to a worker as a descriptor of that file, which the worker
+     * opens only in a folder it allows. Merged into a {@code -Dsharray.allowedFolders} the user gave, not replaced by
+     * it. A folder whose path holds the path separator cannot be named in the property and is left out.
+     *
+     * @param jvmOptions the user's options
+     * @param allowed    the folders this process allows
+     * @return the options to launch workers with
+     */
+    static List<String> withAllowedFolders(List<String> jvmOptions, Set<Path> allowed) {
+        final String prefix = "-D" + ALLOWED_FOLDERS_PROPERTY + "=";
+        final LinkedHashSet<String> folders = new LinkedHashSet<>();
+        final List<String> options = new ArrayList<>(jvmOptions.size() + 1);
+        for (String o : jvmOptions) {
+            if (o.startsWith(prefix)) {
+                folders.add(o.substring(prefix.length())); // the last one would win: keep all of them instead
+            } else {
+                options.add(o);
+            }
+        }
+        for (Path folder : allowed) {
+            final String name = folder.toString();
+            if (!name.contains(File.pathSeparator)) {
+                folders.add(name);
+            }
+        }
+        folders.removeIf(String::isEmpty);
+        if (!folders.isEmpty()) {
+            options.add(prefix + String.join(File.pathSeparator, folders));
+        }
+        return options;
+    }
 
     /**
      * Prepares the argument file content.
@@ -71,7 +111,7 @@ final class WorkerLauncher {
         if (!reducerClasses.isEmpty()) {
             args.add("-D" + WorkerMain.REDUCERS_PROPERTY + "=" + String.join(",", reducerClasses));
         }
-        args.addAll(jvmOptions);
+        args.addAll(withAllowedFolders(jvmOptions, SharedArrays.allowedFolders()));
         args.add("-cp");
         args.add(classpath);
         final StringBuilder sb = new StringBuilder();
