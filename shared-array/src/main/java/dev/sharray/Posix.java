@@ -214,11 +214,9 @@ final class Posix {
         if (!AVAILABLE) {
             return -1;
         }
-        final int fd;
-        try {
-            fd = open(path, O_RDWR);
-        } catch (LastErrorException e) {
-            return e.getErrorCode();
+        final int fd = openReadWrite(path);
+        if (fd < 0) {
+            return -fd;
         }
         try {
             fallocate(fd, 0, offset, length);
@@ -227,6 +225,15 @@ final class Posix {
             return e.getErrorCode();
         } finally {
             closeQuietly(fd);
+        }
+    }
+
+    /** @return a descriptor of {@code path} open for reading and writing, or minus the errno when it cannot be */
+    private static int openReadWrite(String path) {
+        try {
+            return open(path, O_RDWR);
+        } catch (LastErrorException e) {
+            return -e.getErrorCode();
         }
     }
 
@@ -260,11 +267,9 @@ final class Posix {
         if (!AVAILABLE) {
             return -1;
         }
-        final int fd;
-        try {
-            fd = open(path, O_RDWR);
-        } catch (LastErrorException e) {
-            return e.getErrorCode();
+        final int fd = openReadWrite(path);
+        if (fd < 0) {
+            return -fd;
         }
         try {
             final Holes holes = Stat.holes(fd, length);
