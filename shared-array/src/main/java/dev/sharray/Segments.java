@@ -223,7 +223,12 @@ final class Segments {
     /** Reads the header and maps the file through one channel (AGRONA) or Chronicle for large files. */
     private static Segment mapData(Path file, Path refPath, RefCountFile refs, int slot) {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            NpyHeader header = NpyHeader.read(ch);
+            final NpyHeader header;
+            try {
+                header = NpyHeader.read(ch);
+            } catch (InvalidDescriptorException e) {
+                throw new InvalidDescriptorException(file, e);
+            }
             long length = mappedLength(ch.size(), header);
             // the file may have holes (a user's sparse .npy, an array file punched by someone): reserve them now, as
             // create preallocates, so a full file system refuses the open rather than a later write with SIGBUS

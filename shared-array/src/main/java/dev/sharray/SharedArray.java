@@ -250,8 +250,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      *
      * @param file the {@code .npy} file
      * @return a handle on the whole array; release it when done
-     * @throws InvalidDescriptorException when the header is malformed or the file too short, or it is the array of a
-     *     process in another pid namespace (another container sharing the folder): holders are named by pid
+     * @throws InvalidDescriptorException when the header is malformed or the file too short (the message names the
+     *     file, then the header's field: {@code /data/a.npy: descr: unsupported NumPy dtype ...}), or it is the array
+     *     of a process in another pid namespace (another container sharing the folder): holders are named by pid
      * @throws UncheckedIOException when there is no such file, or it cannot be read
      * @throws IllegalStateException when it is a sharray array's file, and that array has been released by all its
      *     holders

@@ -36,7 +36,7 @@ class UnsupportedNpyDtypeTest {
             final InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class,
                 () -> SharedArray.openNpy(file), c[1]);
             assertEquals("descr", e.field());
-            assertEquals("descr: " + c[3], e.getMessage());
+            assertEquals(file.toRealPath() + ": descr: " + c[3], e.getMessage());
             // as the message says
             Python.run("import sys, numpy as np\na = np.load(sys.argv[1])\nnp.save(sys.argv[1], a.astype(sys.argv[2]))",
                 file.toString(), c[2]);
@@ -53,7 +53,7 @@ class UnsupportedNpyDtypeTest {
         // no lossless conversion: none suggested
         final Path complex = dir.resolve("c.npy");
         Python.run("import sys, numpy as np\nnp.save(sys.argv[1], np.zeros(2, dtype='<c16'))", complex.toString());
-        assertEquals("descr: unsupported NumPy dtype '<c16' (supported: i1, u1, i2, i4, i8, f4, f8)",
+        assertEquals(complex.toRealPath() + ": descr: unsupported NumPy dtype '<c16' (supported: i1, u1, i2, i4, i8, f4, f8)",
             assertThrows(InvalidDescriptorException.class, () -> SharedArray.openNpy(complex)).getMessage());
     }
 }
