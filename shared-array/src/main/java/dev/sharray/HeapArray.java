@@ -5,7 +5,9 @@ import java.util.function.LongConsumer;
 
 /**
  * A plain n-dimensional array on the Java heap: no file, no reference count, nothing to release. Results
- * of arithmetic on shared arrays are heap arrays; {@link #toShared()} shares one explicitly.
+ * of arithmetic on shared arrays are heap arrays; {@link #toShared()} shares one explicitly. A bad shape given to
+ * {@code of} or {@code zeros} (a negative dimension, too many dimensions, a byte size past 2^63, or not the data's
+ * length) is refused with {@link IllegalArgumentException}.
  */
 public final class HeapArray extends NdArray {
     /** Where a double[]'s elements start, for {@link NdArray#dot}'s reads. */
@@ -15,7 +17,7 @@ public final class HeapArray extends NdArray {
 
     private HeapArray(DType dtype, Object data, long[] shape) {
         super(dtype, shape.clone());
-        Shapes.checkShape(this.shape, dtype);
+        Shapes.checkNewShape(this.shape, dtype);
         int length = java.lang.reflect.Array.getLength(data);
         if (Shapes.size(this.shape) != length) {
             throw new IllegalArgumentException("shape " + Shapes.tuple(this.shape) + " needs " + Shapes.size(this.shape)
@@ -106,9 +108,11 @@ public final class HeapArray extends NdArray {
      * @param dtype element type
      * @param shape dimensions
      * @return the heap array
+     * @throws IllegalArgumentException when a dimension is negative, there are too many, the byte size overflows
+     *     2^63, or the elements do not fit a Java array
      */
     public static HeapArray zeros(DType dtype, long... shape) {
-        Shapes.checkShape(shape, dtype);
+        Shapes.checkNewShape(shape, dtype);
         long n = Shapes.size(shape);
         if (n > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException(n + " elements do not fit a heap array; use SharedArray.create");

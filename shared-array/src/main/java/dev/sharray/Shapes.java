@@ -50,6 +50,19 @@ final class Shapes {
     }
 
     /**
+     * {@link #checkShape} for an array being made ({@code SharedArray.create}, {@code HeapArray.zeros} and
+     * {@code of}): the same refusal as a plain {@link IllegalArgumentException}. The caller passed a bad argument;
+     * no descriptor or {@code .npy} header is involved, and an {@link InvalidDescriptorException} said there was.
+     */
+    static void checkNewShape(long[] shape, DType dtype) {
+        try {
+            checkShape(shape, dtype);
+        } catch (InvalidDescriptorException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
+    /**
      * Checks that every byte the view can touch lies in [0, 2^63): offset + lowest and highest element
      * extents, overflow-checked. Returns nothing; the file-size check happens when the view is mapped.
      */

@@ -85,6 +85,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      * @param dtype element type
      * @param shape dimensions (row-major)
      * @return the array; release it when done
+     * @throws IllegalArgumentException when a dimension is negative, there are too many, or the byte size overflows
+     *     2^63 (no file is created)
      * @throws InsufficientSpaceException when the folder cannot hold it
      * @throws MapLimitException when this process has nearly as many memory mappings as the kernel allows
      */
@@ -1121,6 +1123,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
          * later as a crash.
          *
          * @return the array; release it when done
+         * @throws IllegalArgumentException when a dimension is negative, there are too many, or the byte size
+         *     overflows 2^63 (no file is created)
          * @throws IllegalStateException when the JVM is exiting (sharray's shutdown hook has run): nothing would
          *     delete the array's files before the next reaper pass, and its folder is gone
          */
@@ -1129,7 +1133,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         }
 
         private SharedArray createNow() {
-            Shapes.checkShape(shape, dtype);
+            Shapes.checkNewShape(shape, dtype);
             Segments.checkNotExiting();
             Reaper.onFirstUse();
             byte[] header = NpyHeader.encode(dtype, shape);

@@ -177,10 +177,10 @@ class ElementAccessTest {
     void negativeAndOverflowingShapesAreRejectedBeforeAnyFileExists() throws Exception {
         Path folder = SharedArrays.processFolder();
         long before = countFiles(folder);
-        assertThrows(InvalidDescriptorException.class, () -> SharedArray.create(DType.FLOAT64, 3, -1));
-        InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class,
+        assertThrows(IllegalArgumentException.class, () -> SharedArray.create(DType.FLOAT64, 3, -1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> SharedArray.create(DType.FLOAT64, 1L << 40, 1L << 40));
-        assertEquals("shape", e.field());
+        assertTrue(e.getMessage().startsWith("shape: "), e.getMessage());
         assertThrows(IllegalArgumentException.class,
             () -> SharedArray.builder(DType.UINT8, 3L << 30).backing(Backing.AGRONA).create());
         assertEquals(before, countFiles(folder));
@@ -207,10 +207,10 @@ class ElementAccessTest {
         Path folder = SharedArrays.processFolder();
         long before = countFiles(folder);
         for (long[] shape : new long[][] {{0, 1L << 61}, {1L << 61, 0}, {3, 0, 1L << 61}, {0, 1L << 40, 1L << 40}}) {
-            InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class,
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> SharedArray.create(DType.FLOAT64, shape));
             assertTrue(e.getMessage().contains("overflows 2^63 bytes"), e.getMessage());
-            assertThrows(InvalidDescriptorException.class, () -> HeapArray.zeros(DType.FLOAT64, shape));
+            assertThrows(IllegalArgumentException.class, () -> HeapArray.zeros(DType.FLOAT64, shape));
         }
         assertEquals(before, countFiles(folder));
         // a legal empty array: every order of its axes describes itself and reopens, every handle tracked

@@ -168,7 +168,7 @@ final class ArrayCodec {
         }
         try {
             return heapOf(dtype, data, shape);
-        } catch (InvalidDescriptorException e) {
+        } catch (IllegalArgumentException e) {
             // HeapArray's own shape check (an empty shape whose other dimensions overflow 2^63 bytes): the
             // decoder's contract is MalformedDataException
             throw new MalformedDataException("heap array shape: " + e.getMessage(), e);
