@@ -93,24 +93,35 @@ final class WorkerStarter {
      *         worker is then killed and its files and mappings removed
      */
     Worker awaitHello(Worker w, Function<Worker, Frames.Sink> results) {
-        try {
-            awaitHelloOnce(w);
+        // a worker that died at start is an IllegalStateException to the caller, as any other failure to start: it
+        // used to be thrown as a private subclass, whose name a caller of ProcessPool's build() saw and could not use
+        final String died = awaitHelloOnce(w);
+        if (died == null) {
             return w;
-        } catch (WorkerDiedAtStart e) {
-            final Path archive = launcher.dropArchiveAfterFailedStart(w.id);
-            if (archive == null) {
-                throw e;
-            }
-            final Worker relaunched = launch(results);
-            err.println("[" + poolName + "] worker " + w.id + " died at start with the class-data archive " + archive
-                + " mapped (" + e.getMessage() + "); the archive is deleted, and worker " + relaunched.id
-                + " starts without it");
-            awaitHelloOnce(relaunched);
-            return relaunched;
         }
+        final Path archive = launcher.dropArchiveAfterFailedStart(w.id);
+        if (archive == null) {
+            throw new IllegalStateException(died);
+        }
+        final Worker relaunched = launch(results);
+        err.println("[" + poolName + "] worker " + w.id + " died at start with the class-data archive " + archive
+            + " mapped (" + died + "); the archive is deleted, and worker " + relaunched.id
+            + " starts without it");
+        final String diedAgain = awaitHelloOnce(relaunched);
+        if (diedAgain != null) {
+            throw new IllegalStateException(diedAgain);
+        }
+        return relaunched;
     }
 
-    private void awaitHelloOnce(Worker w) {
+    /**
+     * Waits for {@code w}'s HELLO.
+     *
+     * @return null when it said hello; what happened when its process ended before (not killed by the pool): the
+     *     worker is then abandoned
+     * @throws IllegalStateException when it takes over a minute, or the pool closes or is killed first
+     */
+    private String awaitHelloOnce(Worker w) {
         final long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
         final boolean[] hello = new boolean[1];
         final Frames.Sink sink = (buffer, offset, length) -> {
@@ -131,22 +142,17 @@ final class WorkerStarter {
                 // the JVM says some start-up failures ("Too small maximum heap") on stdout, not stderr
                 final String message = "worker " + w.id + " failed to start (exit code " + exit
                     + "); last stderr lines: " + w.stderr.tail() + "; last stdout lines: " + w.stdout.tail();
-                throw died && !poolKilled.getAsBoolean() ? new WorkerDiedAtStart(message) : new IllegalStateException(message);
+                if (died && !poolKilled.getAsBoolean()) {
+                    return message;
+                }
+                throw new IllegalStateException(message);
             }
             idler.idle(w.reader.poll(sink, 1));
         }
         launcher.workerStarted(w.id);
         w.rings.unlink();
         launcher.deleteArgFile(w.id);
-    }
-
-    /** A worker process ended before its HELLO (not killed by the pool). */
-    private static final class WorkerDiedAtStart extends IllegalStateException {
-        private static final long serialVersionUID = 1L;
-
-        WorkerDiedAtStart(String message) {
-            super(message);
-        }
+        return null;
     }
 
     /** Kills a worker that never joined the pool and removes its files and mappings. */

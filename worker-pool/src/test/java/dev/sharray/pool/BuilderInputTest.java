@@ -56,6 +56,18 @@ class BuilderInputTest {
     }
 
     @Test
+    void aWorkerThatDiesAtStartIsAPlainIllegalStateException() {
+        // before: the private WorkerStarter$WorkerDiedAtStart, a type the caller could not name
+        final IllegalStateException e = assertThrows(IllegalStateException.class,
+            () -> ProcessPool.builder().workers(1).jvmOptions("-XX:+BogusOptionOfATest").build());
+        assertEquals(IllegalStateException.class, e.getClass(), e.toString());
+        assertTrue(e.getMessage().contains("failed to start") && e.getMessage().contains("BogusOptionOfATest"),
+            e.getMessage());
+        assertEquals(List.of(), ProcessHandle.current().children().filter(ProcessHandle::isAlive).toList(),
+            "the worker that failed is gone");
+    }
+
+    @Test
     void aReducerOfAPackagePrivateClassWithAPublicConstructorWorksInTheWorkers() throws Exception {
         // before: the builder accepted it, and every worker failed to start with "IllegalAccessException: class
         // dev.sharray.pool.WorkerMain cannot access a member of class ...PackagePrivateReducer with modifiers "public""
