@@ -179,8 +179,11 @@ public final class ProcessPool implements AutoCloseable {
      *            release them right after this returns
      * @param <T> argument type
      * @param <R> result type
-     * @return the result's future; it fails with {@link RemoteTaskException}, {@link WorkerCrashedException}
-     *         or {@link TaskTimeoutException}. Cancelling it ({@code cancel(true)} too), or completing it yourself
+     * @return the result's future; it fails with {@link RemoteTaskException} (the function threw),
+     *         {@link WorkerCrashedException} (its worker died running it), {@link TaskTimeoutException} (it ran past
+     *         its timeout), {@link CancellationException} ({@link #shutdownNow()} stopped the pool first),
+     *         {@link IllegalStateException} (every worker died and none could be started) or
+     *         {@link dev.sharray.reducers.MalformedDataException} (its result could not be read). Cancelling it ({@code cancel(true)} too), or completing it yourself
      *         ({@code orTimeout}...), keeps a queued task from running and releases its arrays at once; a running
      *         one runs to its end in its worker, which stays busy meanwhile (its result is dropped): a timeout is
      *         what stops a running task
@@ -188,6 +191,7 @@ public final class ProcessPool implements AutoCloseable {
      * @throws dev.sharray.reducers.ReducerException when {@code fn} or {@code arg} holds a value no reducer handles,
      *         or {@code arg} is a collection that arrives as a class {@code fn}'s parameter cannot hold (a
      *         {@code TreeMap} is rebuilt as a {@code LinkedHashMap}: declare the parameter as {@code Map})
+     * @throws NullPointerException when {@code fn} is null
      */
     public <T, R> CompletableFuture<R> submit(RemoteFunction<T, R> fn, T arg) {
         return submit(fn, arg, config.taskTimeout);
@@ -202,9 +206,11 @@ public final class ProcessPool implements AutoCloseable {
      *                long for a deadline, past ~146 years)
      * @param <T>     argument type
      * @param <R>     result type
-     * @return the result's future
+     * @return the result's future; it fails as {@link #submit(RemoteFunction, Object)}'s does
      * @throws IllegalStateException when the pool is closed
      * @throws IllegalArgumentException when {@code timeout} is zero or negative
+     * @throws dev.sharray.reducers.ReducerException as for {@link #submit(RemoteFunction, Object)}
+     * @throws NullPointerException when {@code fn} is null
      */
     @SuppressWarnings("unchecked")
     public <T, R> CompletableFuture<R> submit(RemoteFunction<T, R> fn, T arg, Duration timeout) {
@@ -251,7 +257,15 @@ public final class ProcessPool implements AutoCloseable {
      *         as above)
      * @throws TaskTimeoutException when a task ran past its timeout (the first failure in argument order, as
      *         above)
-     * @throws IllegalStateException when the pool is closed
+     * @throws CancellationException when {@link #shutdownNow()} stopped the pool before a task finished (the first
+     *         failure in argument order, as above)
+     * @throws dev.sharray.reducers.MalformedDataException when a task's result could not be read (the first failure
+     *         in argument order, as above)
+     * @throws IllegalStateException when the pool is closed (no task runs), or every worker died and none could be
+     *         started
+     * @throws dev.sharray.reducers.ReducerException when {@code fn} or an argument holds a value no reducer handles,
+     *         as for {@link #submit(RemoteFunction, Object)} (no task runs)
+     * @throws NullPointerException when {@code fn} or {@code args} is null
      */
     public <T, R> List<R> map(RemoteFunction<T, R> fn, List<? extends T> args) {
         Objects.requireNonNull(fn, "fn");
@@ -474,6 +488,15 @@ public final class ProcessPool implements AutoCloseable {
      * @param fn           the function run on each chunk
      * @param <R>          result type
      * @return one result per chunk, in row order
+     * @throws IllegalArgumentException when {@code rowsPerChunk} is below 1 or {@code array} has no dimension
+     * @throws RemoteTaskException when {@code fn} threw on a chunk; this and the other failures of a task are
+     *         thrown as by {@link #map}: the first in row order, once every chunk has finished
+     * @throws WorkerCrashedException when a worker died running a chunk
+     * @throws TaskTimeoutException when a chunk's task ran past the pool's timeout
+     * @throws CancellationException when {@link #shutdownNow()} stopped the pool before a chunk finished
+     * @throws IllegalStateException when the pool is closed, or every worker died and none could be started, or
+     *         {@code array} has been released
+     * @throws NullPointerException when {@code array} or {@code fn} is null
      */
     public <R> List<R> mapChunks(SharedArray array, long rowsPerChunk, RemoteFunction<SharedArray, R> fn) {
         Objects.requireNonNull(array, "array");
