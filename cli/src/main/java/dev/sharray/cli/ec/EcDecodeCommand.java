@@ -35,13 +35,34 @@ public final class EcDecodeCommand implements Callable<Integer> {
         Inputs.requireWritableOutput(output, force);
         try (Parallel compute = workers.compute(Workload.NATIVE_LOOPS); Parallel io = Parallels.local(workers.workers())) {
             ShardSet set = ShardSet.scanForDecoding(dir, io);
-            int damaged = set.damagedCount();
             double secs = FileDecoder.decode(set, output, force, compute, io);
             long len = set.header().originalLength();
-            Ui.info(String.format("decoded %s (%s) from %d intact shards%s: %.2f s, %s", output, Sizes.format(len),
-                set.intactCount(), damaged > 0 ? " (" + damaged + " missing or damaged, rebuilt)" : "", secs,
+            Ui.info(String.format("decoded %s (%s) from %s: %.2f s, %s", output, Sizes.format(len), sources(set), secs,
                 Sizes.rate(len, secs)));
         }
         return 0;
+    }
+
+    /**
+     * What the file was decoded from, counted as the scan knows it. With every data shard intact the parity
+     * bodies are not read ({@link ShardStatus#UNCHECKED}): the count is of the data shards, and says so. It used to
+     * be "from 10 intact shards" for a set of 14 intact shards, and "1 intact shards" for a single one.
+     */
+    static String sources(ShardSet set) {
+        final int k = set.header().k();
+        final int damaged = set.damagedCount();
+        final long unchecked = set.entries().stream().filter(e -> e.status() == ShardStatus.UNCHECKED).count();
+        final boolean dataIntact = set.entries().stream().filter(e -> e.index() < k).allMatch(ShardEntry::intact);
+        if (dataIntact) {
+            return "its " + shards(k, "data shard") + (k == 1 ? ", intact" : ", all intact")
+                + (unchecked > 0 ? " (parity not read)" : "")
+                + (damaged > 0 ? "; " + shards(damaged, "parity shard") + " missing or damaged" : "");
+        }
+        return shards(set.intactCount(), "intact shard") + " of " + set.entries().size() + " (" + damaged
+            + " missing or damaged)";
+    }
+
+    private static String shards(long n, String what) {
+        return n + " " + what + (n == 1 ? "" : "s");
     }
 }
