@@ -504,6 +504,39 @@ class BadInputTest {
         }
     }
 
+    @Test
+    void aSparseInputOnAFullTmpfsIsReportedAsHolesItCannotBackNotAsShrinking() throws Exception {
+        Path mnt = Files.createDirectory(dir.resolve("sparse"));
+        Assertions.assertEquals(0, run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt.toString()),
+            "mounting a small tmpfs needs root (CI runs as root)");
+        try {
+            Path sparse = mnt.resolve("in.bin");
+            try (RandomAccessFile f = new RandomAccessFile(sparse.toFile(), "rw")) {
+                f.setLength(512 << 10); // all hole: reading it through a mapping needs a page of the tmpfs per page
+            }
+            try (RandomAccessFile fill = new RandomAccessFile(mnt.resolve("fill").toFile(), "rw")) {
+                byte[] chunk = new byte[64 << 10];
+                while (true) {
+                    fill.write(chunk);
+                }
+            } catch (java.io.IOException full) {
+                // No space left on device: the tmpfs is full
+            }
+            Path shards = dir.resolve("sparse-shards");
+            // before: "the input shrank while encoding", though it had not changed at all
+            for (boolean threads : new boolean[] {true, false}) {
+                Cli.Result r = threads ? Cli.runThreads(null, "ec", "encode", sparse.toString(), "-o", shards.toString())
+                    : Cli.run(null, "ec", "encode", sparse.toString(), "-o", shards.toString());
+                assertFails(r, 1, "the input has holes (parts never written) that its file system, which is full,"
+                    + " cannot back to read them");
+                assertFalse(Files.exists(shards), "nothing is left behind");
+                assertEquals(512 << 10, Files.size(sparse), "the input is left alone");
+            }
+        } finally {
+            run("umount", "-l", mnt.toString());
+        }
+    }
+
     private static int run(String... cmd) throws Exception {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         p.getInputStream().readAllBytes();

@@ -10,6 +10,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -66,14 +67,14 @@ public final class WindowCoder {
             try {
                 SharedStripes.codec(k, job.m(), job.matrix()).encode(shards);
             } catch (MemoryFaultException e) {
-                throw encodeFault(e.shard(), k, e);
+                throw encodeFault(e.shard(), job, e);
             }
             int[] crcs = new int[shards.length];
             for (int i = 0; i < shards.length; i++) {
                 try {
                     crcs[i] = Crc32c.update(0, shards[i]); // not the JDK's CRC32C: a fault in it ends the JVM
                 } catch (MemoryFaultException e) {
-                    throw encodeFault(i, k, e);
+                    throw encodeFault(i, job, e);
                 }
             }
             return crcs;
@@ -85,11 +86,29 @@ public final class WindowCoder {
     /**
      * @param shard the shard whose memory faulted (-1: not known, then the input, the only memory another
      *              process is expected to cut short)
-     * @return the failure to report: the input was truncated under its mapping, or the parity rows' shared file was
+     * @return the failure to report: the parity rows' shared file was truncated, or the input was under its
+     *     mapping, or, when it still has its length, a hole of the input could not be backed to be read
      */
-    private static IOException encodeFault(int shard, int k, MemoryFaultException e) {
-        return new IOException(shard >= k ? "the shared memory of the parity was truncated while encoding"
-            : "the input shrank while encoding", e);
+    private static IOException encodeFault(int shard, EncodeJob job, MemoryFaultException e) {
+        if (shard >= job.k()) {
+            return new IOException("the shared memory of the parity was truncated while encoding", e);
+        }
+        final Path input = Path.of(job.input());
+        try {
+            if (Files.size(input) < job.length()) {
+                return new IOException("the input shrank while encoding", e);
+            }
+            // not shrunk: a page the file system could not give. Reading a hole (a part of a sparse file never
+            // written) through a mapping makes a tmpfs allocate a page for it, which a full tmpfs cannot: this
+            // used to be reported as "the input shrank while encoding"
+            final boolean full = Files.getFileStore(input).getUsableSpace() == 0;
+            return new IOException(full ? "the input has holes (parts never written) that its file system, which is"
+                + " full, cannot back to read them: free space there, or encode a copy without holes"
+                : "the input faulted while being read, though it did not shrink: its file system could not back a part"
+                + " of it (a hole of a sparse file?)", e);
+        } catch (IOException gone) { // deleted or replaced meanwhile: as before
+            return new IOException("the input shrank while encoding", e);
+        }
     }
 
     private static String shrankWhileDecoding(ReconstructJob job, int shard) {
