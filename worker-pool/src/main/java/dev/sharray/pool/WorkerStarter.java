@@ -157,11 +157,15 @@ final class WorkerStarter {
 
     /** Kills a worker that never joined the pool and removes its files and mappings. */
     void abandon(Worker w) {
-        w.process.destroyForcibly();
+        // through its handle: Process.destroyForcibly also closes the output pipes, and of a worker that had died at
+        // start before the forwarders read its last lines (a bad JVM option ends it in ~15 ms) they lost the reason
+        // (about 1 start in 20); the forwarders close the pipes at their end
+        w.process.toHandle().destroyForcibly();
         w.awaitExit();
         exited(w);
         w.stderr.awaitEnd(1000);
         w.stdout.awaitEnd(1000);
+        w.closeStdin();
         w.rings.unlink();
         launcher.deleteArgFile(w.id);
         w.unmap();
