@@ -6,8 +6,8 @@ import java.nio.file.Path;
 
 /**
  * Reserves, before a file is mapped writable, the storage of the range that will be mapped: the blocks of a file
- * with holes (a user's {@code .npy} made with {@code truncate} or NumPy's {@code open_memmap}, a copy made sparse, an
- * array file someone punched holes in) are allocated only when a page is first touched, and on a full file system
+ * with holes (a user's {@code .npy} made with {@code truncate} or NumPy's {@code open_memmap}, a copy made sparse)
+ * are allocated only when a page is first touched, and on a full file system
  * that touch is a SIGBUS, which HotSpot turns into an {@link InternalError} at some later access in Java code (on
  * JDK 17 possibly at a later safepoint) and which ends the JVM in native code (JNA, the codec). On a tmpfs even a
  * read of a hole allocates a page. So the open fails instead, with {@link InsufficientSpaceException}, as

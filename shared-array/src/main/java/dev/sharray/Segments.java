@@ -230,9 +230,13 @@ final class Segments {
                 throw new InvalidDescriptorException(file, e);
             }
             long length = mappedLength(ch.size(), header);
-            // the file may have holes (a user's sparse .npy, an array file punched by someone): reserve them now, as
-            // create preallocates, so a full file system refuses the open rather than a later write with SIGBUS
-            BlockReservation.reserve(file, length);
+            if (refs == null) {
+                // a user's file may have holes (a sparse .npy): reserve them now, as create preallocates sharray's own,
+                // so a full file system refuses the open rather than a later write with SIGBUS. Not sharray's own
+                // files: create reserved them, and the check's first use loads the C library binding, ~200 ms of
+                // a pool worker's first task
+                BlockReservation.reserve(file, length);
+            }
             // by the length actually mapped (a page-rounded file can be 2 GiB when header + data is just under)
             Mapping mapping = length <= AgronaMapping.MAX_LENGTH ? AgronaMapping.map(ch, file, length)
                 : length % 4096 != 0 ? PosixMapping.map(file, length) // Chronicle would grow the file to a page

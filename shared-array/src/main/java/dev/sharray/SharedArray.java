@@ -207,8 +207,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      *     a process in another pid namespace (another container sharing the folder): holders are named by pid
      * @throws IllegalStateException when the array has already been released by all its holders
      * @throws MapLimitException when this process has nearly as many memory mappings as the kernel allows
-     * @throws InsufficientSpaceException when the file has holes (someone made it sparse) that its file system, or
-     *     for a tmpfs the memory left, cannot back: a write there would fault later; the file is left unchanged
+     * @throws InsufficientSpaceException when a user's file (shared with {@link #openNpy}) has holes that its file
+     *     system, or for a tmpfs the memory left, cannot back: a write there would fault later; the file is left
+     *     unchanged (sharray's own array files are preallocated at create)
      */
     public static SharedArray open(Descriptor descriptor) {
         Objects.requireNonNull(descriptor, "descriptor");

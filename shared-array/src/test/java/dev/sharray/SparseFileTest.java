@@ -129,31 +129,6 @@ class SparseFileTest {
     }
 
     /**
-     * An array file made sparse after its create (holes punched): another process's open by descriptor is refused, the
-     * array's files and this process's reference are kept, and its slot in the {@code .ref} file is given back.
-     */
-    @Test
-    void anArrayFileWithHolesPunchedIsRefusedToAnotherProcessAndKept() throws Exception {
-        try (SharedArray a = SharedArray.builder(DType.FLOAT64, 1 << 17).folder(mount).create()) {
-            a.setDouble(4, 0);
-            run("fallocate", "--punch-hole", "--offset", Long.toString(2 * PAGE), "--length", Long.toString(64 * PAGE),
-                a.path().toString());
-            fill(mount);
-            final long element = (3 * PAGE - a.offset()) / 8; // in the hole
-            try (ChildJvm child = ChildJvm.start(SparseOpenChild.class, List.of("-Dsharray.reaper.disabled=true"),
-                    Long.toString(element))) {
-                child.send(HexFormat.of().formatHex(a.descriptor().toBytes()));
-                final String outcome = child.readLine();
-                assertTrue(outcome.startsWith("refused dev.sharray.InsufficientSpaceException: not enough space in "
-                    + a.path().getParent() + " to back " + a.path()), outcome);
-                assertEquals(1, SharedArrays.totalReferences(a), "the refused open kept a reference");
-                assertEquals(0, child.finish());
-            }
-            assertEquals(4.0, a.getDouble(0));
-        }
-    }
-
-    /**
      * An array's {@code .ref} file whose first page someone punched out, opened on a full tmpfs: the open read the
      * header through its new mapping, and the tmpfs, out of pages for the hole, faulted (an {@code InternalError} in
      * {@code open}). It is refused as what it is now, a file without the header: the magic is read with {@code read}
