@@ -62,16 +62,15 @@ public enum DType {
         final boolean ordered = "<>|=".indexOf(descr.charAt(0)) >= 0;
         char order = ordered ? descr.charAt(0) : '=';
         String kind = ordered ? descr.substring(1) : descr;
+        final DType t = ofKind(kind);
         if (order == '>' && !kind.endsWith("1")) {
-            final String into = LOSSLESS_INTO.getOrDefault(kind, isSupportedKind(kind) ? "<" + kind : null);
+            final String into = LOSSLESS_INTO.getOrDefault(kind, t != null ? "<" + kind : null);
             throw new InvalidDescriptorException("descr", "big-endian dtype '" + descr + "' is not supported; sharray"
                 + " arrays are little-endian" + (into == null ? "" : ": convert it in NumPy, e.g. np.save(path,"
                 + " a.astype('" + into + "'))"));
         }
-        for (DType t : VALUES) {
-            if (t.numpyDescr.substring(1).equals(kind)) {
-                return t;
-            }
+        if (t != null) {
+            return t;
         }
         final String into = LOSSLESS_INTO.get(kind);
         throw new InvalidDescriptorException("descr", "unsupported NumPy dtype '" + descr
@@ -79,13 +78,14 @@ public enum DType {
             : ": convert it in NumPy, e.g. np.save(path, a.astype('" + into + "'))"));
     }
 
-    private static boolean isSupportedKind(String kind) {
+    /** @return the dtype of a NumPy type string without its byte order ("f8"), or null when sharray has none */
+    private static DType ofKind(String kind) {
         for (DType t : VALUES) {
             if (t.numpyDescr.substring(1).equals(kind)) {
-                return true;
+                return t;
             }
         }
-        return false;
+        return null;
     }
 
     /**
