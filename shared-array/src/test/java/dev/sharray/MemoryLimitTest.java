@@ -19,14 +19,18 @@ import org.junit.jupiter.api.Test;
 class MemoryLimitTest {
     private static final long LIMIT = 512L << 20;
 
+    /** @return a command prefix that moves the process into {@code cgroup} before it runs the rest */
+    private static List<String> inCgroup(Path cgroup) {
+        return List.of("sh", "-c", "echo $$ > " + cgroup.resolve("cgroup.procs") + " && exec \"$@\"", "sh");
+    }
+
     @Test
     void anArrayLargerThanTheCgroupsMemoryInALargerTmpfsIsRefusedNotKilled() throws Exception {
         final Path mount = Files.createTempDirectory("sharray-memory-tmpfs");
         final Path cgroup = createMemoryCgroup(LIMIT);
         try {
             run("mount", "-t", "tmpfs", "-o", "size=2g", "tmpfs", mount.toString());
-            final List<String> inCgroup = List.of("sh", "-c",
-                "echo $$ > " + cgroup.resolve("cgroup.procs") + " && exec \"$@\"", "sh");
+            final List<String> inCgroup = inCgroup(cgroup);
             try (ChildJvm child = ChildJvm.startWrapped(inCgroup, MemoryLimitChild.class,
                     List.of("-Dsharray.reaper.disabled=true"), mount.toString(), Long.toString(1L << 30),
                     Long.toString(64L << 20))) {
@@ -60,8 +64,7 @@ class MemoryLimitTest {
                 raf.write(header);
                 raf.setLength(header.length + (1L << 30)); // 1 GiB of holes
             }
-            final List<String> inCgroup = List.of("sh", "-c",
-                "echo $$ > " + cgroup.resolve("cgroup.procs") + " && exec \"$@\"", "sh");
+            final List<String> inCgroup = inCgroup(cgroup);
             try (ChildJvm child = ChildJvm.startWrapped(inCgroup, SparseOpenChild.class,
                     List.of("-Dsharray.reaper.disabled=true"), Long.toString(1L << 26), file.toString())) {
                 final String outcome = child.readLine();
