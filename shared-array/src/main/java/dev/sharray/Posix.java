@@ -92,11 +92,12 @@ final class Posix {
     }
 
     /**
-     * @return the file system of {@code path}, or null when it cannot be asked here (no C library, not 64-bit
-     *     Linux) or the call fails (the path is gone, say)
+     * @return the file system of {@code path}, or null when it cannot be asked here (no C library; not x86-64 or
+     *     AArch64 Linux, whose {@code struct statfs} layout this reads, as {@code Stat} does) or the call fails (the
+     *     path is gone, say)
      */
     static FileSystemSpace fileSystemOf(String path) {
-        if (!AVAILABLE || !Platform.isLinux() || !Platform.is64Bit()) {
+        if (!AVAILABLE || !Platform.isLinux() || !Platform.is64Bit() || !(Platform.isIntel() || Platform.isARM())) {
             return null;
         }
         final long[] buf = new long[STATFS_LONGS];
