@@ -48,6 +48,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code -Dsharray.pool.cds=false}.
  */
 final class ClassDataArchive {
+    /** System property set in the worker that trains the archive (see {@link #TRAINING}). */
+    private static final String TRAINING_PROPERTY = "sharray.pool.cds.training";
+    /**
+     * Whether this JVM is a worker training the archive: it then loads, before it exits, classes other workers
+     * may need later but it never used (see {@code WorkerLoop}).
+     */
+    static final boolean TRAINING = Boolean.getBoolean(TRAINING_PROPERTY);
     private static final String[] LOG_OFF = {"-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-Xlog:class+path=off"};
     /** JDK 25+ keeps the module options in a static archive (see the class comment). */
     private static final boolean STATIC_ARCHIVE = Runtime.version().feature() >= 25;
@@ -277,6 +284,7 @@ final class ClassDataArchive {
                 + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
             opts.add(STATIC_ARCHIVE ? "-XX:DumpLoadedClassList=" + classList(trainingFile)
                 : "-XX:ArchiveClassesAtExit=" + trainingFile);
+            opts.add("-D" + TRAINING_PROPERTY + "=true");
         } else {
             return opts;
         }

@@ -214,12 +214,6 @@ final class TaskArrays implements ArraySharing {
     }
 
     /** Drops every retained mapping (the worker is stopping). */
-    void releaseRetained() {
-        if (retaining) {
-            SharedArrays.retainMappings(0);
-        }
-    }
-
     void releaseAll() {
         for (Runnable r : new ArrayList<>(held.values())) {
             r.run();

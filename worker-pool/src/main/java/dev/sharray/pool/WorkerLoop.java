@@ -70,6 +70,11 @@ final class WorkerLoop {
     private static final String[] ARRAY_CLASSES = {"dev.sharray.TempFolders", "dev.sharray.ProcessIdentity",
         "dev.sharray.Segments", "dev.sharray.RefCountFile", "dev.sharray.SharedArray", "dev.sharray.Descriptor",
         "dev.sharray.NpyHeader"};
+    /**
+     * Classes of the path that unmaps an array (the C library binding): loaded at exit by the worker that trains the
+     * class-data archive, so that workers find them there when a task first unmaps, though none unmaps at exit.
+     */
+    private static final String[] UNMAP_CLASSES = {"dev.sharray.Posix", "dev.sharray.ReleasedRanges$EmptyFile"};
     /** A Java serialization stream holding the string "x". */
     private static final byte[] WARM_STREAM = {(byte) 0xAC, (byte) 0xED, 0, 5, 0x74, 0, 1, 'x'};
 
@@ -111,7 +116,11 @@ final class WorkerLoop {
             }
         }
         arrays.releaseAll();
-        arrays.releaseRetained();
+        // retained mappings are left to the exit that follows: unmapping them would first load the C library
+        // binding (released ranges are mapped over, see ReleasedRanges), ~60-130 ms of CPU in every worker at close
+        if (ClassDataArchive.TRAINING) {
+            loadClasses(UNMAP_CLASSES);
+        }
     }
 
     /**
@@ -152,12 +161,17 @@ final class WorkerLoop {
         } catch (java.io.IOException | ClassNotFoundException | RuntimeException | LinkageError ignored) {
             // the first task decodes its own function
         }
+        loadClasses(ARRAY_CLASSES);
+    }
+
+    /** Loads and initialises {@code names}, ignoring failures: the first task that needs one reports them. */
+    private static void loadClasses(String[] names) {
         final ClassLoader loader = WorkerLoop.class.getClassLoader();
-        for (String name : ARRAY_CLASSES) {
+        for (String name : names) {
             try {
                 Class.forName(name, true, loader);
             } catch (ClassNotFoundException | RuntimeException | LinkageError ignored) {
-                // not on the classpath or failing set-up: the first array task reports it
+                // not on the classpath or failing set-up
             }
         }
     }

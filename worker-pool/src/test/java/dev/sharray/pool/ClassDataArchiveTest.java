@@ -148,6 +148,11 @@ class ClassDataArchiveTest {
             assertFalse(mapped.contains(System.getProperty("java.home")), "the JDK's default archive was mapped too: " + out);
         }
         assertTrue(out.contains("LEFTOVER 0"), "temporary training files were left: " + out);
+        // the trainer ran no array task, yet loaded the C library binding for the workers that unmap one later:
+        // a class only JNA's own classes name, so its symbol is in the archive only when JNA's classes are
+        final byte[] bytes = Files.readAllBytes(Path.of(archive));
+        assertTrue(new String(bytes, StandardCharsets.ISO_8859_1).contains("com/sun/jna/Native$ffi_callback"),
+            "the archive lacks the C library binding's classes");
     }
 
     @Test
