@@ -228,7 +228,7 @@ final class ClassDataArchive {
     }
 
     /** @return the cache folder, or null when there is none (no absolute home folder) */
-    private static Path cacheFolder() {
+    static Path cacheFolder() {
         final String configured = System.getProperty("sharray.pool.cds.dir");
         if (configured != null) {
             return Path.of(configured);

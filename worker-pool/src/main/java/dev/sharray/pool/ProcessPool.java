@@ -697,6 +697,10 @@ public final class ProcessPool implements AutoCloseable {
         }
 
         /**
+         * Workers run without {@code jdk.incubator.vector} (naming a module on a JVM's command line costs each worker
+         * ~50 ms of start-up): a pool whose tasks run the codec's Java backend at Vector API speed passes
+         * {@code "--add-modules=jdk.incubator.vector"} here. Any module option here costs that start-up again.
+         *
          * @param options extra JVM options for the workers, after the project's flags (so they win)
          * @return this builder
          */

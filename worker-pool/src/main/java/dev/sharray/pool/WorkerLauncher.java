@@ -16,18 +16,29 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Starts worker JVMs: the running JDK's {@code java}, the parent's classpath and the project's JVM
- * flags in one {@code @argfile} (no command-line length limit, no classpath in {@code ps}), then
- * {@link WorkerMain} with the ring file, the parent's result doorbell, worker id and parent pid.
+ * Starts worker JVMs: the running JDK's {@code java} with the project's JVM flags and the pool's options in one
+ * {@code @argfile} (no command-line length limit), then {@code -jar} with the {@link WorkerJar} (which names the
+ * parent's classpath, {@link WorkerMain} and the module flags) or, without one, {@code -cp} with the classpath in the
+ * argument file and {@link WorkerMain}; then the ring file, the parent's result doorbell, worker id and parent pid.
  */
 final class WorkerLauncher {
     private final Path folder;
     private final String prefix;
     private final byte[] argFileContent;
     private final String java;
+    /** The jar workers start from, or {@code null} when there is none (see {@link WorkerJar}). */
+    private final WorkerJar jar;
     /** AppCDS for the workers, or {@code null} when off. */
     private final ClassDataArchive cds;
     private final Path doorbell;
+
+    /**
+     * Whether the serial collector, which starts fastest, can map the JDK's archived heap, which holds the archived
+     * module graph (see {@link WorkerJar}). JDK 17 maps it with G1 only ("full module graph: disabled" with
+     * {@code -XX:+UseSerialGC}): there a 2-worker pool started in ~200 ms with the serial collector and ~155 ms with
+     * the default (G1). JDK 25 maps it with either.
+     */
+    private static final boolean SERIAL_KEEPS_MODULE_GRAPH = Runtime.version().feature() >= 25;
 
     /** The system property a worker reads its allowed folders from (see {@link SharedArrays#allowFolder}). */
     static final String ALLOWED_FOLDERS_PROPERTY = "sharray.allowedFolders";
@@ -89,7 +100,8 @@ final class WorkerLauncher {
         if (classpath == null || classpath.isEmpty()) {
             throw new IllegalStateException("java.class.path is empty: cannot give workers the parent's classpath");
         }
-        final List<String> args = new ArrayList<>(JvmFlags.forCurrentJvm());
+        this.jar = WorkerJar.prepare(ClassDataArchive.cacheFolder(), classpath, JvmFlags.forCurrentJvm());
+        final List<String> args = new ArrayList<>(jar != null ? jar.commandLineFlags() : JvmFlags.forCurrentJvm());
         args.add("-Dchronicle.analytics.disable=true");
         // the parent reaps dead processes' files; a worker doing it again only slows its first task
         args.add("-Dsharray.reaper.disabled=true");
@@ -99,11 +111,10 @@ final class WorkerLauncher {
         // exiting makes System.exit and Runtime.halt throw, and the worker could then end neither when its parent
         // dies nor at its exit backstop. JDK 24 and later refuse one anyway, and accept this value.
         args.add("-Djava.security.manager=disallow");
-        // workers are short-lived helpers: no hsperfdata file (it would outlive a kill -9 in /tmp),
-        // and the serial collector starts fastest
+        // workers are short-lived helpers: no hsperfdata file (it would outlive a kill -9 in /tmp)
         args.add("-XX:-UsePerfData");
-        if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
-            args.add("-XX:+UseSerialGC");
+        if (SERIAL_KEEPS_MODULE_GRAPH && jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
+            args.add("-XX:+UseSerialGC"); // it starts fastest
         }
         if (heapSize != null) {
             args.add("-Xmx" + heapSize);
@@ -112,14 +123,24 @@ final class WorkerLauncher {
             args.add("-D" + WorkerMain.REDUCERS_PROPERTY + "=" + String.join(",", reducerClasses));
         }
         args.addAll(withAllowedFolders(jvmOptions, SharedArrays.allowedFolders()));
-        args.add("-cp");
-        args.add(classpath);
+        if (jar == null) {
+            args.add("-cp");
+            args.add(classpath);
+        }
         final StringBuilder sb = new StringBuilder();
         for (String a : args) {
             sb.append(quoteForArgFile(a)).append('\n');
         }
         this.argFileContent = sb.toString().getBytes(StandardCharsets.UTF_8);
-        this.cds = ClassDataArchive.forWorkers(java, classpath, args, jvmOptions);
+        if (jar == null) {
+            this.cds = ClassDataArchive.forWorkers(java, classpath, args, jvmOptions);
+        } else {
+            // the archive records the classpath workers start with: the jar, then what its Class-Path names
+            final List<String> dumpArgs = new ArrayList<>(args);
+            dumpArgs.add("-cp");
+            dumpArgs.add(jar.jar().toString());
+            this.cds = ClassDataArchive.forWorkers(java, jar.jar() + File.pathSeparator + classpath, dumpArgs, jvmOptions);
+        }
     }
 
     /**
@@ -158,7 +179,12 @@ final class WorkerLauncher {
             command.addAll(cds.optionsFor(workerId));
         }
         command.add("@" + argFile);
-        command.add(WorkerMain.class.getName());
+        if (jar != null) {
+            command.add("-jar");
+            command.add(jar.jar().toString());
+        } else {
+            command.add(WorkerMain.class.getName());
+        }
         command.add(ringFile.toString());
         command.add(doorbell.toString());
         command.add(Integer.toString(workerId));

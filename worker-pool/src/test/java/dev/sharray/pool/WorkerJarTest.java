@@ -1,0 +1,127 @@
+package dev.sharray.pool;
+
+import dev.sharray.DType;
+import dev.sharray.SharedArray;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The manifest-only jar workers start from, so that module flags do not switch off the JDK's archived module graph. */
+class WorkerJarTest {
+    private static final List<String> FLAGS = List.of("--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+        "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
+        "--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+        "--add-exports=java.base/sun.security.x509=some.module", "-Djna.platform.library.path=/usr/lib");
+
+    @Test
+    void moduleFlagsGoToTheManifestAndTheRestStayOnTheCommandLine(@TempDir Path dir) throws Exception {
+        final List<String> rest = new ArrayList<>();
+        final Attributes a = WorkerJar.manifest(dir.toRealPath(), dir.toString(), FLAGS, rest).getMainAttributes();
+        assertEquals("java.base/java.lang.reflect", a.getValue("Add-Opens"));
+        assertEquals("java.base/sun.nio.ch java.base/jdk.internal.misc", a.getValue("Add-Exports"));
+        assertEquals("ALL-UNNAMED", a.getValue("Enable-Native-Access"));
+        assertEquals(WorkerMain.class.getName(), a.getValue(Attributes.Name.MAIN_CLASS));
+        // a qualified export cannot be written in a manifest; the vector module is left out
+        assertEquals(List.of("--add-exports=java.base/sun.security.x509=some.module", "-Djna.platform.library.path=/usr/lib"), rest);
+    }
+
+    /** Each Class-Path entry, resolved against the jar's folder as the class loader does, names the classpath entry. */
+    @Test
+    void classPathEntriesResolveToTheParentsEntries(@TempDir Path dir) throws Exception {
+        final Path cache = Files.createDirectories(dir.resolve("cache/sharray/cds"));
+        final Path odd = Files.createDirectories(dir.resolve("with space/and%41percent"));
+        final Path jarA = Files.writeString(odd.resolve("a b.jar"), "x");
+        final Path beside = Files.writeString(cache.resolve("beside.jar"), "x");
+        final Path classes = Files.createDirectories(dir.resolve("classes"));
+        final Path missing = dir.resolve("gone.jar");
+        final Path link = Files.createSymbolicLink(dir.resolve("link"), odd);
+        final String classpath = String.join(File.pathSeparator, jarA.toString(), beside.toString(), classes.toString(),
+            missing.toString(), link.resolve("a b.jar").toString(), "");
+        final String[] entries = WorkerJar.manifest(cache.toRealPath(), classpath, FLAGS, new ArrayList<>())
+            .getMainAttributes().getValue(Attributes.Name.CLASS_PATH).split(" ");
+        final URI base = cache.toRealPath().toUri();
+        final List<Path> resolved = Stream.of(entries).map(e -> Path.of(base.resolve(e))).toList();
+        assertEquals(List.of(jarA.toRealPath(), beside.toRealPath(), classes.toRealPath(), missing,
+            jarA.toRealPath(), Path.of("").toAbsolutePath().toRealPath()), resolved);
+        assertTrue(entries[2].endsWith("/"), "a folder entry must end with '/': " + entries[2]);
+        assertEquals("beside.jar", entries[1]);
+    }
+
+    @Test
+    void aJarIsWrittenOnceAndADamagedOrDifferentOneIsReplaced(@TempDir Path dir) throws Exception {
+        final Path cache = dir.resolve("cds");
+        final WorkerJar first = WorkerJar.prepare(cache, dir.toString(), FLAGS);
+        assertNotNull(first);
+        final Path jar = first.jar();
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(jar)));
+        final FileTime written = FileTime.fromMillis(1_000_000_000_000L);
+        Files.setLastModifiedTime(jar, written);
+        assertEquals(jar, WorkerJar.prepare(cache, dir.toString(), FLAGS).jar());
+        assertEquals(written, Files.getLastModifiedTime(jar), "an intact jar is used as it is");
+        Files.writeString(jar, "not a jar");
+        assertEquals(jar, WorkerJar.prepare(cache, dir.toString(), FLAGS).jar());
+        try (JarFile f = new JarFile(jar.toFile())) {
+            final Manifest m = f.getManifest();
+            assertEquals(WorkerMain.class.getName(), m.getMainAttributes().getValue(Attributes.Name.MAIN_CLASS));
+        }
+        final WorkerJar other = WorkerJar.prepare(cache, dir + File.pathSeparator + dir.resolve("x.jar"), FLAGS);
+        assertFalse(other.jar().equals(jar), "another classpath has its own jar");
+        try (Stream<Path> files = Files.list(cache)) {
+            assertEquals(2, files.count(), "no temporary file left");
+        }
+    }
+
+    @Test
+    void noJarInAFolderOthersCanWrite(@TempDir Path dir) throws Exception {
+        final Path open = Files.createDirectories(dir.resolve("open"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertNull(WorkerJar.prepare(open, dir.toString(), FLAGS));
+        assertNull(WorkerJar.prepare(null, dir.toString(), FLAGS));
+    }
+
+    /**
+     * The workers' JVMs keep the JDK's archived module graph ("full module graph: enabled" in their CDS log), still
+     * have the exports the arrays need (a task maps and sums a shared array through Agrona's Unsafe access), and run
+     * without jdk.incubator.vector unless the pool's options add it.
+     */
+    @Test
+    void workersKeepTheArchivedModuleGraphAndTheExportsTheyNeed(@TempDir Path logs) throws Exception {
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, 1024)) {
+            a.setDouble(2.5, 7);
+            final RemoteFunction<SharedArray, String> probe = x -> x.sum() + " "
+                + ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
+            try (ProcessPool pool = ProcessPool.builder().workers(1).heapSize("64m")
+                .jvmOptions("-Xlog:cds=info:file=" + logs.resolve("w%p.log")).build()) {
+                assertEquals("2.5 false", pool.submit(probe, a).get());
+            }
+            try (ProcessPool pool = ProcessPool.builder().workers(1).heapSize("64m")
+                .jvmOptions("--add-modules=jdk.incubator.vector").build()) {
+                assertEquals("2.5 true", pool.submit(probe, a).get());
+            }
+        }
+        try (Stream<Path> files = Files.list(logs)) {
+            final List<Path> all = files.toList();
+            assertEquals(1, all.size(), all.toString());
+            final String log = Files.readString(all.get(0));
+            assertTrue(log.contains("full module graph: enabled"), log);
+        }
+    }
+}
