@@ -7,16 +7,15 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * The pure-Java backend: nibble-table lookups with {@code selectFrom} at the preferred vector width,
  * four outputs per pass over the sources, scalar tail. Native shards are staged chunk by chunk through
- * per-thread heap arrays (the Vector API has no zero-copy access to raw memory on JDK 17 and 25 alike).
+ * per-thread heap arrays by {@link HeapEngine} (the Vector API has no zero-copy access to raw memory on JDK 17 and
+ * 25 alike).
  */
-final class VectorEngine implements Engine {
+final class VectorEngine extends HeapEngine {
     /** static final, or C2 does not vectorise. */
     private static final VectorSpecies<Byte> S = ByteVector.SPECIES_PREFERRED;
     private static final int VL = S.length();
-    private static final int CHUNK = 16 * 1024;
     /** Bytes per length block: all output groups run over one block so sources stay in cache. */
     private static final int BLOCK = 16 * 1024;
-    private static final ThreadLocal<HeapScratch> SCRATCH = ThreadLocal.withInitial(HeapScratch::new);
 
     @Override
     public Backend backend() {
@@ -48,75 +47,6 @@ final class VectorEngine implements Engine {
                 dot1(vt, p, src, dst[p], from, to, acc);
             }
         }
-    }
-
-    @Override
-    public void dot(Tables t, long[] src, long[] dst, long len, boolean acc) {
-        HeapScratch s = SCRATCH.get();
-        byte[][] hs = s.src(t.cols);
-        byte[][] hd = s.dst(t.rows);
-        for (long pos = 0; pos < len; pos += CHUNK) {
-            int n = (int) Math.min(CHUNK, len - pos);
-            for (int j = 0; j < t.cols; j++) {
-                RawMemory.read(src[j] + pos, hs[j], 0, n);
-            }
-            if (acc) {
-                for (int p = 0; p < t.rows; p++) {
-                    RawMemory.read(dst[p] + pos, hd[p], 0, n);
-                }
-            }
-            dot(t, hs, hd, 0, n, acc);
-            for (int p = 0; p < t.rows; p++) {
-                RawMemory.write(hd[p], 0, dst[p] + pos, n);
-            }
-        }
-    }
-
-    @Override
-    public boolean verify(Tables t, byte[][] src, byte[][] parity, int off, int len) {
-        byte[][] hd = SCRATCH.get().dst(t.rows);
-        for (int pos = 0, n; pos < len; pos += n) { // += n: pos never overflows past len
-            n = Math.min(CHUNK, len - pos);
-            computeChunk(t, src, off + pos, n, hd);
-            for (int p = 0; p < t.rows; p++) {
-                if (!java.util.Arrays.equals(hd[p], 0, n, parity[p], off + pos, off + pos + n)) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    @Override
-    public boolean verify(Tables t, long[] src, long[] parity, long len) {
-        HeapScratch s = SCRATCH.get();
-        byte[][] hs = s.src(t.cols);
-        byte[][] hd = s.dst(t.rows);
-        byte[] expected = s.compare();
-        for (long pos = 0; pos < len; pos += CHUNK) {
-            int n = (int) Math.min(CHUNK, len - pos);
-            for (int j = 0; j < t.cols; j++) {
-                RawMemory.read(src[j] + pos, hs[j], 0, n);
-            }
-            dot(t, hs, hd, 0, n, false);
-            for (int p = 0; p < t.rows; p++) {
-                RawMemory.read(parity[p] + pos, expected, 0, n);
-                if (!java.util.Arrays.equals(hd[p], 0, n, expected, 0, n)) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    /** Computes the chunk [off, off + n) of every output into hd[p][0, n). */
-    private void computeChunk(Tables t, byte[][] src, int off, int n, byte[][] hd) {
-        HeapScratch s = SCRATCH.get();
-        byte[][] hs = s.src(t.cols);
-        for (int j = 0; j < t.cols; j++) {
-            System.arraycopy(src[j], off, hs[j], 0, n);
-        }
-        dot(t, hs, hd, 0, n, false);
     }
 
     private static void dot4(VectorTables t, int p0, byte[][] src, byte[] d0, byte[] d1, byte[] d2, byte[] d3,
@@ -214,34 +144,6 @@ final class VectorEngine implements Engine {
         @Override
         long bytes() {
             return nibbles.length + (long) Integer.BYTES * coeffs.length;
-        }
-    }
-
-    /** One thread's heap staging arrays, grown on demand and never shrunk. */
-    private static final class HeapScratch {
-        private final byte[][] src = new byte[ErasureCodec.MAX_SHARDS][];
-        private final byte[][] dst = new byte[ErasureCodec.MAX_SHARDS][];
-        private final byte[] compare = new byte[CHUNK];
-
-        byte[][] src(int n) {
-            return fill(src, n);
-        }
-
-        byte[][] dst(int n) {
-            return fill(dst, n);
-        }
-
-        byte[] compare() {
-            return compare;
-        }
-
-        private static byte[][] fill(byte[][] a, int n) {
-            for (int i = 0; i < n; i++) {
-                if (a[i] == null) {
-                    a[i] = new byte[CHUNK];
-                }
-            }
-            return a;
         }
     }
 }
