@@ -87,8 +87,9 @@ public final class ErasureCodec implements AutoCloseable {
         this.checks = new Checks(k, n);
         this.encodeTables = engine.prepare(Arrays.copyOfRange(generator, k, n));
         // A plan's tables hold at most m x k coefficients, twice (all missing rows, then the data-only ones): twice
-        // the encode tables, counted in this engine's own table bytes (40 per coefficient native, 32 ISA-L, and
-        // 2 x the vector length + 4 on the Java heap, 132 with 512-bit vectors).
+        // the encode tables, counted in this engine's own table bytes (40 per coefficient native, 32 ISA-L,
+        // 2 x the vector length + 4 on the Java heap, 132 with 512-bit vectors, and 4 for the scalar Java engine,
+        // whose product rows are the shared Galois.MUL).
         long planBytes = 2 * encodeTables.bytes();
         this.maxCachedPlans = (int) Math.max(16, Math.min(MAX_CACHED_PLANS, MAX_CACHED_PLAN_BYTES / planBytes));
         this.columnPairTables = new AtomicReferenceArray<>(k);
@@ -921,6 +922,14 @@ public final class ErasureCodec implements AutoCloseable {
                 throw new IllegalArgumentException("simdLevel applies to the NATIVE backend only, not " + backend);
             }
             return new ErasureCodec(k, m, matrix, Engines.select(backend, simdLevel));
+        }
+
+        /**
+         * For tests and measurements in this package: the codec on {@code engine}, whichever engine this JVM would
+         * select (the scalar Java engine in a JVM that has the Vector API, say). Ignores the backend and SIMD level.
+         */
+        ErasureCodec build(Engine engine) {
+            return new ErasureCodec(k, m, matrix, engine);
         }
     }
 }

@@ -10,7 +10,7 @@ final class Galois {
     /** EXP[i] = 2^i, doubled in length so EXP[LOG[a] + LOG[b]] needs no modulo. */
     private static final int[] EXP = new int[510];
     private static final int[] LOG = new int[256];
-    /** MUL[a << 8 | b] = a * b: the scalar tails read one 256-byte row per coefficient. */
+    /** MUL[a << 8 | b] = a * b: VectorEngine's tails and ScalarEngine read one 256-byte row per coefficient. */
     static final byte[] MUL = new byte[256 * 256];
 
     static {

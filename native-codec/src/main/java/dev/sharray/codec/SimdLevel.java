@@ -14,6 +14,12 @@ public enum SimdLevel {
     AVX512_GFNI,
     /** The Java Vector API at the JVM's preferred vector width. */
     VECTOR_API,
+    /**
+     * Plain Java, one byte at a time through 256-entry product tables: the {@code JAVA} backend in a JVM without
+     * {@code jdk.incubator.vector}. Not {@link #SCALAR}, which is a level of the native kernels that
+     * {@code Builder.simdLevel} accepts.
+     */
+    JAVA_SCALAR,
     /** Whatever ISA-L's own runtime dispatch picked. */
     ISAL_DISPATCH;
 

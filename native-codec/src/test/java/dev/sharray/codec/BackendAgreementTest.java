@@ -119,11 +119,12 @@ class BackendAgreementTest {
         public static void main(String[] args) {
             int len = Integer.MAX_VALUE - 8;
             byte[] shard = new byte[len];
-            for (Backend backend : new Backend[] {Backend.JAVA, Backend.NATIVE}) {
+            for (String name : new String[] {"JAVA", "NATIVE", "JAVA_SCALAR"}) {
                 for (int i = 0; i < 100; i++) {
                     shard[len - 100 + i] = (byte) (i + 1);
                 }
-                Engine engine = Engines.select(backend, null);
+                Engine engine = name.equals("JAVA_SCALAR") ? new ScalarEngine()
+                    : Engines.select(Backend.valueOf(name), null);
                 String outcome;
                 try {
                     engine.dot(engine.prepare(new int[][] {{2}}), new byte[][] {shard}, new byte[][] {shard},
@@ -132,14 +133,14 @@ class BackendAgreementTest {
                 } catch (RuntimeException e) {
                     outcome = e.toString();
                 }
-                System.out.println(backend + " " + outcome);
+                System.out.println(name + " " + outcome);
             }
         }
     }
 
     /**
-     * Shards within 16 KiB of the int limit: the JAVA backend's block loop once computed {@code from + 16 KiB}
-     * past Integer.MAX_VALUE, skipped the last block and threw IndexOutOfBoundsException on the wrapped index
+     * Shards within 16 KiB of the int limit (each engine, the scalar Java one too): the JAVA backend's block loop
+     * once computed {@code from + 16 KiB} past Integer.MAX_VALUE, skipped the last block and threw IndexOutOfBoundsException on the wrapped index
      * (from {@code encode(byte[][], offset, length)}, {@code reconstruct}, {@code update} alike). A 2 GiB array
      * needs its own JVM.
      */
@@ -152,6 +153,7 @@ class BackendAgreementTest {
         try (ChildJvm child = ChildJvm.start(AtTheIntLimit.class, List.of("-Xmx3g", "-XX:NewRatio=8"))) {
             assertEquals(Arrays.toString(expected), child.expect("JAVA "));
             assertEquals(Arrays.toString(expected), child.expect("NATIVE "));
+            assertEquals(Arrays.toString(expected), child.expect("JAVA_SCALAR "));
             assertEquals(0, child.finish());
         }
     }

@@ -171,6 +171,8 @@ class BadInputTest {
             () -> ErasureCodec.builder(4, 2).backend(Backend.JAVA).simdLevel(SimdLevel.AVX2).build());
         fails(IllegalArgumentException.class, "SIMD level VECTOR_API cannot be requested",
             () -> ErasureCodec.builder(4, 2).simdLevel(SimdLevel.VECTOR_API));
+        fails(IllegalArgumentException.class, "SIMD level JAVA_SCALAR cannot be requested",
+            () -> ErasureCodec.builder(4, 2).simdLevel(SimdLevel.JAVA_SCALAR));
         fails(NullPointerException.class, "matrix must not be null", () -> ErasureCodec.builder(4, 2).matrix(null));
         fails(NullPointerException.class, "backend must not be null", () -> ErasureCodec.builder(4, 2).backend(null));
     }
