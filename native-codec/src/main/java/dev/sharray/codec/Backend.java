@@ -8,6 +8,10 @@ public enum Backend {
     NATIVE,
     /** Intel ISA-L ({@code libisal.so.2}) through JNA; must be installed on the machine. */
     ISAL,
-    /** Pure Java with the Vector API ({@code jdk.incubator.vector}). */
+    /**
+     * Pure Java: the Vector API ({@link SimdLevel#VECTOR_API}) where the JVM has {@code jdk.incubator.vector}
+     * ({@code --add-modules=jdk.incubator.vector}), else byte-at-a-time product tables
+     * ({@link SimdLevel#JAVA_SCALAR}), several times slower; a WARN line says so once per JVM.
+     */
     JAVA
 }

@@ -6,7 +6,17 @@ import org.slf4j.LoggerFactory;
 
 /** Turns a requested backend (and optional SIMD cap) into a working engine. */
 final class Engines {
+    private static final String VECTOR_FLAG = "--add-modules=jdk.incubator.vector";
+    /**
+     * Whether this code reads the Vector API's module, so that VectorEngine links: a look-up in the boot layer,
+     * which loads none of the module's classes (the pool's workers may run without it: the flag costs every JVM
+     * start-up time, as it switches off the JDK's archived module graph).
+     */
+    private static final boolean VECTOR_API = ModuleLayer.boot().findModule("jdk.incubator.vector")
+        .map(Engines.class.getModule()::canRead).orElse(false);
     private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
+    /** Set once a line said that the JAVA backend runs scalar here, and how to get the vector speed. */
+    private static final AtomicBoolean SCALAR_LOGGED = new AtomicBoolean();
 
     private Engines() {
     }
@@ -28,7 +38,11 @@ final class Engines {
                 }
                 return new IsalEngine();
             case JAVA:
-                return vectorEngine();
+                if (!VECTOR_API && SCALAR_LOGGED.compareAndSet(false, true)) {
+                    Fallback.LOG.warn("sharray codec: the JAVA backend runs its scalar engine (JAVA_SCALAR): this JVM"
+                        + " lacks jdk.incubator.vector; start it with {} for the Vector API's speed", VECTOR_FLAG);
+                }
+                return javaEngine();
             default:
                 if (NativeLib.available()) {
                     return nativeEngine(cap);
@@ -38,18 +52,17 @@ final class Engines {
                     throw new IllegalStateException("SIMD level " + cap + " was requested but the native library is"
                         + " unavailable: " + NativeLib.failure());
                 }
-                final Engine java;
-                try {
-                    java = vectorEngine();
-                } catch (IllegalStateException e) {
-                    // Neither backend runs: say why for both. Before, the WARN below announced the Java backend and
-                    // then this threw about the Vector API alone, hiding why the native library did not load.
-                    throw new IllegalStateException("no codec backend is available here: the native library is "
-                        + "unavailable (" + NativeLib.failure() + "), and " + e.getMessage(), e);
-                }
+                final Engine java = javaEngine();
                 if (FALLBACK_LOGGED.compareAndSet(false, true)) { // logged only once the fallback really runs
-                    Fallback.LOG.warn("sharray codec: native library unavailable ({}); using the Java Vector API backend",
-                        NativeLib.failure());
+                    if (VECTOR_API) {
+                        Fallback.LOG.warn("sharray codec: native library unavailable ({}); using the Java Vector API "
+                            + "backend", NativeLib.failure());
+                    } else {
+                        SCALAR_LOGGED.set(true); // this line already says how to get the vector speed
+                        Fallback.LOG.warn("sharray codec: native library unavailable ({}); using the scalar Java"
+                            + " backend (JAVA_SCALAR): this JVM lacks jdk.incubator.vector; start it with {} for the"
+                            + " Vector API's speed", NativeLib.failure(), VECTOR_FLAG);
+                    }
                 }
                 return java;
         }
@@ -67,12 +80,9 @@ final class Engines {
         return new NativeEngine(cap);
     }
 
-    private static Engine vectorEngine() {
-        try {
-            return new VectorEngine();
-        } catch (NoClassDefFoundError e) {
-            throw new IllegalStateException("the JAVA backend needs --add-modules=jdk.incubator.vector", e);
-        }
+    /** The JAVA backend's engine: the Vector API's where this JVM has that module, else the scalar one. */
+    private static Engine javaEngine() {
+        return VECTOR_API ? new VectorEngine() : new ScalarEngine();
     }
 
     /** Created only when the fallback is logged: SLF4J's start-up costs ~10-15 ms a coding JVM need not pay. */
