@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -32,7 +31,7 @@ class WorkerJarTest {
         "--add-exports=java.base/sun.security.x509=some.module", "-Djna.platform.library.path=/usr/lib");
 
     @Test
-    void moduleFlagsGoToTheManifestAndTheRestStayOnTheCommandLine(@TempDir Path dir) throws Exception {
+    void moduleFlagsGoToTheManifestTheVectorModuleNowhereAndTheRestStayOnTheCommandLine(@TempDir Path dir) throws Exception {
         final List<String> rest = new ArrayList<>();
         final Attributes a = WorkerJar.manifest(dir.toRealPath(), dir.toString(), FLAGS, rest).getMainAttributes();
         assertEquals("java.base/java.lang.reflect", a.getValue("Add-Opens"));
@@ -41,28 +40,6 @@ class WorkerJarTest {
         assertEquals(WorkerMain.class.getName(), a.getValue(Attributes.Name.MAIN_CLASS));
         // a qualified export cannot be written in a manifest; the vector module is left out
         assertEquals(List.of("--add-exports=java.base/sun.security.x509=some.module", "-Djna.platform.library.path=/usr/lib"), rest);
-    }
-
-    /** Each Class-Path entry, resolved against the jar's folder as the class loader does, names the classpath entry. */
-    @Test
-    void classPathEntriesResolveToTheParentsEntries(@TempDir Path dir) throws Exception {
-        final Path cache = Files.createDirectories(dir.resolve("cache/sharray/cds"));
-        final Path odd = Files.createDirectories(dir.resolve("with space/and%41percent"));
-        final Path jarA = Files.writeString(odd.resolve("a b.jar"), "x");
-        final Path beside = Files.writeString(cache.resolve("beside.jar"), "x");
-        final Path classes = Files.createDirectories(dir.resolve("classes"));
-        final Path missing = dir.resolve("gone.jar");
-        final Path link = Files.createSymbolicLink(dir.resolve("link"), odd);
-        final String classpath = String.join(File.pathSeparator, jarA.toString(), beside.toString(), classes.toString(),
-            missing.toString(), link.resolve("a b.jar").toString(), "");
-        final String[] entries = WorkerJar.manifest(cache.toRealPath(), classpath, FLAGS, new ArrayList<>())
-            .getMainAttributes().getValue(Attributes.Name.CLASS_PATH).split(" ");
-        final URI base = cache.toRealPath().toUri();
-        final List<Path> resolved = Stream.of(entries).map(e -> Path.of(base.resolve(e))).toList();
-        assertEquals(List.of(jarA.toRealPath(), beside.toRealPath(), classes.toRealPath(), missing,
-            jarA.toRealPath(), Path.of("").toAbsolutePath().toRealPath()), resolved);
-        assertTrue(entries[2].endsWith("/"), "a folder entry must end with '/': " + entries[2]);
-        assertEquals("beside.jar", entries[1]);
     }
 
     @Test
