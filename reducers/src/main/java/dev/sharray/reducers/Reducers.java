@@ -3,6 +3,7 @@ package dev.sharray.reducers;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -18,27 +19,30 @@ import java.util.concurrent.ConcurrentHashMap;
  * An immutable registry of how values cross a process boundary. {@link #defaults()} handles
  * {@code null}, primitives and their boxes, {@code String}, enums, records (component by component),
  * {@code List}/{@code Set}/{@code Map} (rebuilt as {@code ArrayList}, {@code LinkedHashSet},
- * {@code LinkedHashMap}), primitive arrays, and shared and heap arrays; {@link #with(Reducer[])} adds
- * reducers for user types, which take precedence over the built-in handling.
+ * {@code LinkedHashMap}), primitive arrays, arrays of references ({@code String[]}, {@code double[][]},
+ * {@code Item[]}, {@code Object[]}: any array whose element class crosses, or is {@code Object}, an interface or an
+ * abstract class, rebuilt with the same component class), and shared and heap arrays; {@link #with(Reducer[])}
+ * adds reducers for user types, which take precedence over the built-in handling.
  *
  * <p>Values cross as trees, as copies: a list or small array that appears twice in a value arrives as two
  * equal, separate objects (a large array is shared once, but read back as one heap copy per appearance), and
- * a cycle, or nesting deeper than 64 levels, is refused on write. Collections are rebuilt as the classes
- * above at every level (the order of a {@code TreeMap} or {@code EnumSet} is kept, not its class or
- * comparator); a record component declared as a collection class those are not ({@code TreeMap},
+ * a cycle, or nesting deeper than 64 levels, is refused on write. Each row of a {@code double[][]} is an array of
+ * its own: one above the sharing policy's {@code maxBytes} is shared like any large primitive array. Collections
+ * are rebuilt as the classes above at every level (the order of a {@code TreeMap} or {@code EnumSet} is kept, not
+ * its class or comparator); a record component declared as a collection class those are not ({@code TreeMap},
  * {@code SortedSet}, {@code LinkedList}, ...) is refused on write, naming the component: declare it as
  * {@code Map}, {@code Set} or {@code List}, or register a reducer for its class.
  *
  * <p>Decoding never runs Java deserialization: it builds only the built-in types, records and enums
- * of the classpath (through their canonical constructor / constant name), and the types of registered
- * reducers.
+ * of the classpath (through their canonical constructor / constant name), arrays of classes it could have
+ * written (the component class is loaded without being initialised), and the types of registered reducers.
  *
  * <p>Thread-safe.
  */
 public final class Reducers {
     private static final Reducers DEFAULTS = new Reducers(List.of());
     /** Collections read from the wire start at most this large and grow with the elements actually read. */
-    private static final int PRESIZE_LIMIT = 4096;
+    static final int PRESIZE_LIMIT = 4096;
     /**
      * Most keys of one decoded set or map that may share a hash code, unless all of them are of one class in
      * {@link #TREE_ORDERED}. A HashMap rebuilds keys that share one and are not Comparable in quadratic time
@@ -207,7 +211,55 @@ public final class Reducers {
 
     private Handler handler(Class<?> type) {
         final Handler cached = handlers.get(type);
-        return cached != null ? cached : handlers.computeIfAbsent(type, this::resolve);
+        return cached != null ? cached : resolveAndCache(type);
+    }
+
+    /**
+     * Not computeIfAbsent: resolving an array class looks at its element class, which a recursive computeIfAbsent
+     * on the same map may refuse. Two threads resolving one class at once get equal handlers.
+     */
+    private Handler resolveAndCache(Class<?> type) {
+        final Handler resolved = resolve(type);
+        final Handler raced = handlers.putIfAbsent(type, resolved);
+        return raced != null ? raced : resolved;
+    }
+
+    /**
+     * Whether this registry could write a {@code component[]}: the component is an array of primitives, or its
+     * innermost element class is {@code Object}, an interface or an abstract class (each element is then checked
+     * on its own), or a class a reducer, the built-in handling, a record or an enum writes.
+     */
+    boolean canWriteArrayOf(Class<?> component) {
+        if (component.isPrimitive()) {
+            return false; // an array of primitives has its own tag
+        }
+        Class<?> element = component;
+        while (element.isArray()) {
+            element = element.getComponentType();
+        }
+        if (element.isPrimitive() || element == Object.class || Modifier.isAbstract(element.getModifiers())) {
+            return true;
+        }
+        try {
+            return !(handler(element) instanceof Refusal);
+        } catch (ReducerException e) {
+            return false; // a record whose package is not open to us
+        }
+    }
+
+    /**
+     * The component class of an array read from the wire, loaded without being initialised.
+     *
+     * @throws MalformedDataException when no such class exists here, or this registry could not have written an
+     *     array of it
+     */
+    Class<?> arrayComponentClass(String name) {
+        final Class<?> component = loadClass(name);
+        if (!canWriteArrayOf(component)) {
+            throw new MalformedDataException("an array of " + component.getTypeName() + " cannot cross: no reducer"
+                + " writes " + component.getTypeName());
+        }
+        return component;
     }
 
     private Handler resolve(Class<?> type) {
@@ -223,6 +275,13 @@ public final class Reducers {
         final Reducer<?> inherited = mostSpecificFor(type);
         if (inherited != null) {
             return userHandler(inherited);
+        }
+        if (type.isArray()) { // of references: arrays of primitives were handled by BuiltIns.exact
+            final Class<?> component = type.getComponentType();
+            if (!canWriteArrayOf(component)) {
+                return new Refusal(noReducerMessage(type));
+            }
+            return (v, out) -> ObjectArrays.write((Object[]) v, component, out);
         }
         if (type.isEnum() || (type.getSuperclass() != null && type.getSuperclass().isEnum())) {
             return (v, out) -> {
@@ -260,35 +319,40 @@ public final class Reducers {
                 }
             });
         }
-        final String message = noReducerMessage(type);
-        return (v, out) -> {
-            throw new ReducerException(message);
-        };
+        return new Refusal(noReducerMessage(type));
     }
 
     /**
-     * Why nothing handles {@code type}, with the advice that fits it. "Make it a record" is no advice for a
-     * {@code double[][]} or a {@code LocalDate}, and the registry alone does nothing until the pool has it.
+     * Why nothing handles {@code type}, with the advice that fits it. "Make it a record" is no advice for a JDK
+     * class, an array is refused for its element class, and the registry alone does nothing until the pool has it.
      */
     static String noReducerMessage(Class<?> type) {
-        final String simple = type.getSimpleName().isEmpty() ? type.getName() : type.getSimpleName();
-        final String register = "register a Reducer<" + simple + "> with Reducers.defaults().with(...) and give that"
-            + " registry to the pool (ProcessPool.Builder.reducers)";
-        final String how;
         if (type.isHidden()) {
             // a lambda or method reference (a java.util.function.Function, a Comparator, ...): no reducer fits
             return "no reducer for the lambda " + type.getName() + ": a lambda or method reference crosses only inside"
                 + " the task's function: declare it as a RemoteFunction and capture it in the function you submit, which"
                 + " then carries it along";
-        } else if (type.isArray()) {
-            how = "arrays cross only as arrays of primitives (double[], int[], ...): send a List instead (a List<double[]>"
-                + " of rows, a List<String>), a HeapArray or SharedArray for a numeric matrix, or " + register;
-        } else if (type.getClassLoader() == null || type.getClassLoader() == ClassLoader.getPlatformClassLoader()) {
-            how = register; // a JDK class: the user cannot make it a record
-        } else {
-            how = "make it a record, or " + register;
         }
-        return "no reducer for " + type.getTypeName() + ": " + how;
+        if (type.isArray()) {
+            // only an array whose element class cannot cross is refused: the advice is about that class
+            Class<?> element = type;
+            while (element.isArray()) {
+                element = element.getComponentType();
+            }
+            return "no reducer for " + type.getTypeName() + ": an array crosses when its element class does, and no"
+                + " reducer handles " + element.getTypeName() + ": " + advice(element);
+        }
+        return "no reducer for " + type.getTypeName() + ": " + advice(type);
+    }
+
+    private static String advice(Class<?> type) {
+        final String simple = type.getSimpleName().isEmpty() ? type.getName() : type.getSimpleName();
+        final String register = "register a Reducer<" + simple + "> with Reducers.defaults().with(...) and give that"
+            + " registry to the pool (ProcessPool.Builder.reducers)";
+        if (type.getClassLoader() == null || type.getClassLoader() == ClassLoader.getPlatformClassLoader()) {
+            return register; // a JDK class: the user cannot make it a record
+        }
+        return "make it a record, or " + register;
     }
 
     /**
@@ -463,6 +527,8 @@ public final class Reducers {
             case Tags.HEAP_ARRAY:
             case Tags.SHARED_HEAP_ARRAY:
                 return ArrayCodec.read(tag, in);
+            case Tags.OBJECT_ARRAY:
+                return ObjectArrays.read(in, this);
             case Tags.USER: {
                 final String id = in.readString();
                 final Reducer<?> r = id == null ? null : byId.get(id);
@@ -545,7 +611,7 @@ public final class Reducers {
     }
 
     /** Loads without initialising: a class named by hostile input runs no static code unless it passes the checks. */
-    private static Class<?> loadClass(String name) {
+    static Class<?> loadClass(String name) {
         if (name == null || name.isEmpty() || name.length() > 1024) {
             throw new MalformedDataException("invalid class name");
         }
@@ -564,6 +630,14 @@ public final class Reducers {
     @FunctionalInterface
     interface Handler {
         void write(Object value, ValueWriter out);
+    }
+
+    /** What a class no reducer handles gets: a handler that refuses its values, with the reason. */
+    private record Refusal(String message) implements Handler {
+        @Override
+        public void write(Object value, ValueWriter out) {
+            throw new ReducerException(message);
+        }
     }
 
     /** The built-in handling of a {@code List}, {@code Set} or {@code Map}: what it is rebuilt as on the other side. */

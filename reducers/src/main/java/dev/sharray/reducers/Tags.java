@@ -36,6 +36,11 @@ final class Tags {
     static final byte SHARED_HEAP_ARRAY = 27;
     /** A value written by a registered {@link Reducer}: its id, then its own bytes. */
     static final byte USER = 28;
+    /**
+     * An array of references ({@code String[]}, {@code double[][]}, {@code Object[]}, ...): its component class's
+     * binary name, its length, then each element as a tagged value.
+     */
+    static final byte OBJECT_ARRAY = 29;
 
     private Tags() {
     }

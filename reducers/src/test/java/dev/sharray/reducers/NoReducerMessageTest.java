@@ -27,13 +27,15 @@ class NoReducerMessageTest {
     }
 
     @Test
-    void anArrayOfArraysIsNamedAsJavaSpellsItAndPointsToWhatCrosses() {
-        assertEquals("no reducer for double[][]: arrays cross only as arrays of primitives (double[], int[], ...):"
-            + " send a List instead (a List<double[]> of rows, a List<String>), a HeapArray or SharedArray for a numeric"
-            + " matrix, or register a Reducer<double[][]> with Reducers.defaults().with(...) and give that registry to"
-            + " the pool (ProcessPool.Builder.reducers)", refusal(new double[][] {{1}, {2}}));
-        assertEquals("no reducer for java.lang.String[]: arrays cross only",
-            refusal(new String[] {"a"}).substring(0, "no reducer for java.lang.String[]: arrays cross only".length()));
+    void anArrayIsNamedAsJavaSpellsItAndRefusedOnlyForAnElementClassThatCannotCross() {
+        // double[][] and String[] cross now: an array is refused only when its element class is
+        assertEquals("no reducer for " + Point.class.getTypeName() + "[][]: an array crosses when its element class"
+            + " does, and no reducer handles " + Point.class.getTypeName() + ": make it a record, or register a"
+            + " Reducer<Point> with Reducers.defaults().with(...) and give that registry to the pool"
+            + " (ProcessPool.Builder.reducers)", refusal(new Point[][] {{new Point(1)}}));
+        assertEquals("no reducer for java.lang.Thread[]: an array crosses when its element class does, and no reducer"
+            + " handles java.lang.Thread: register a Reducer<Thread> with Reducers.defaults().with(...) and give that"
+            + " registry to the pool (ProcessPool.Builder.reducers)", refusal(new Thread[0]));
     }
 
     @Test

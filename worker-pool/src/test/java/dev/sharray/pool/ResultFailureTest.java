@@ -124,11 +124,11 @@ class ResultFailureTest {
     void aResultNoReducerHandlesIsNamedAsTheResult() {
         // before: only "no reducer for ...", which a caller could not tell from a failure of the function itself
         final ExecutionException e = assertThrows(ExecutionException.class,
-            () -> pool.submit((Integer n) -> new double[n][n], 2).get(60, TimeUnit.SECONDS));
+            () -> pool.submit((Integer n) -> new Thread[n], 2).get(60, TimeUnit.SECONDS));
         final RemoteTaskException remote = assertInstanceOf(RemoteTaskException.class, e.getCause());
         assertEquals(dev.sharray.reducers.ReducerException.class.getName(), remote.remoteClassName());
-        assertTrue(remote.remoteMessage().startsWith("no reducer for double[][]: "), remote.remoteMessage());
-        assertTrue(remote.remoteMessage().endsWith(" (writing the task's result, a double[][], to send it back)"),
+        assertTrue(remote.remoteMessage().startsWith("no reducer for java.lang.Thread[]: "), remote.remoteMessage());
+        assertTrue(remote.remoteMessage().endsWith(" (writing the task's result, a java.lang.Thread[], to send it back)"),
             remote.remoteMessage());
         // a failing reducer of the result: the same words after its own message
         final ExecutionException refused = assertThrows(ExecutionException.class,
