@@ -21,8 +21,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code List}/{@code Set}/{@code Map} (rebuilt as {@code ArrayList}, {@code LinkedHashSet},
  * {@code LinkedHashMap}), primitive arrays, arrays of references ({@code String[]}, {@code double[][]},
  * {@code Item[]}, {@code Object[]}: any array whose element class crosses, or is {@code Object}, an interface or an
- * abstract class, rebuilt with the same component class), and shared and heap arrays; {@link #with(Reducer[])}
- * adds reducers for user types, which take precedence over the built-in handling.
+ * abstract class, rebuilt with the same component class), shared and heap arrays, {@code Optional},
+ * {@code OptionalInt}/{@code OptionalLong}/{@code OptionalDouble}, {@code UUID}, {@code BigInteger},
+ * {@code BigDecimal} (scale kept), and the {@code java.time} values {@code Instant}, {@code Duration},
+ * {@code LocalDate}, {@code LocalTime}, {@code LocalDateTime}, {@code OffsetTime}, {@code OffsetDateTime},
+ * {@code ZonedDateTime}, {@code ZoneId}/{@code ZoneOffset}, {@code Period}, {@code Year}, {@code YearMonth},
+ * {@code MonthDay} ({@code DayOfWeek} and {@code Month} are enums); {@link #with(Reducer[])} adds reducers for
+ * user types, which take precedence over the built-in handling (a reducer registered for one of the classes above,
+ * or for a supertype of it, replaces the built-in handling of that class).
  *
  * <p>Values cross as trees, as copies: a list or small array that appears twice in a value arrives as two
  * equal, separate objects (a large array is shared once, but read back as one heap copy per appearance), and
@@ -35,7 +41,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Decoding never runs Java deserialization: it builds only the built-in types, records and enums
  * of the classpath (through their canonical constructor / constant name), arrays of classes it could have
- * written (the component class is loaded without being initialised), and the types of registered reducers.
+ * written (the component class is loaded without being initialised), the JDK values above through their own
+ * factories (an invalid field, such as month 13, is a {@link MalformedDataException}), and the types of registered
+ * reducers.
  *
  * <p>Thread-safe.
  */
@@ -275,6 +283,13 @@ public final class Reducers {
         final Reducer<?> inherited = mostSpecificFor(type);
         if (inherited != null) {
             return userHandler(inherited);
+        }
+        if (type.getClassLoader() == null) {
+            // after the user reducers of supertypes (a registered Reducer<Temporal> still writes a LocalDate)
+            final Handler jdk = JdkValues.handler(type);
+            if (jdk != null) {
+                return jdk;
+            }
         }
         if (type.isArray()) { // of references: arrays of primitives were handled by BuiltIns.exact
             final Class<?> component = type.getComponentType();
@@ -529,6 +544,28 @@ public final class Reducers {
                 return ArrayCodec.read(tag, in);
             case Tags.OBJECT_ARRAY:
                 return ObjectArrays.read(in, this);
+            case Tags.OPTIONAL:
+            case Tags.OPTIONAL_INT:
+            case Tags.OPTIONAL_LONG:
+            case Tags.OPTIONAL_DOUBLE:
+            case Tags.UUID:
+            case Tags.BIG_INTEGER:
+            case Tags.BIG_DECIMAL:
+                return JdkValues.read(tag, in);
+            case Tags.INSTANT:
+            case Tags.DURATION:
+            case Tags.LOCAL_DATE:
+            case Tags.LOCAL_TIME:
+            case Tags.LOCAL_DATE_TIME:
+            case Tags.OFFSET_TIME:
+            case Tags.OFFSET_DATE_TIME:
+            case Tags.ZONED_DATE_TIME:
+            case Tags.ZONE_ID:
+            case Tags.PERIOD:
+            case Tags.YEAR:
+            case Tags.YEAR_MONTH:
+            case Tags.MONTH_DAY:
+                return TimeValues.read(tag, in);
             case Tags.USER: {
                 final String id = in.readString();
                 final Reducer<?> r = id == null ? null : byId.get(id);

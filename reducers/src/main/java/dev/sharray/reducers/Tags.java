@@ -41,6 +41,46 @@ final class Tags {
      * binary name, its length, then each element as a tagged value.
      */
     static final byte OBJECT_ARRAY = 29;
+    /** {@code Optional}: the value, or NULL for empty. */
+    static final byte OPTIONAL = 30;
+    /** {@code OptionalInt}: a presence byte (0/1), then the int when present. */
+    static final byte OPTIONAL_INT = 31;
+    /** {@code OptionalLong}: a presence byte, then the long when present. */
+    static final byte OPTIONAL_LONG = 32;
+    /** {@code OptionalDouble}: a presence byte, then the double when present. */
+    static final byte OPTIONAL_DOUBLE = 33;
+    /** {@code UUID}: most then least significant long. */
+    static final byte UUID = 34;
+    /** {@code BigInteger}: its two's-complement big-endian bytes (toByteArray), length-prefixed. */
+    static final byte BIG_INTEGER = 35;
+    /** {@code BigDecimal}: the int scale, then the unscaled value as BIG_INTEGER's body. */
+    static final byte BIG_DECIMAL = 36;
+    /** {@code Instant}: long epoch second, int nano (0..999,999,999). */
+    static final byte INSTANT = 37;
+    /** {@code Duration}: long seconds, int nano (0..999,999,999). */
+    static final byte DURATION = 38;
+    /** {@code LocalDate}: int year, byte month, byte day. */
+    static final byte LOCAL_DATE = 39;
+    /** {@code LocalTime}: byte hour, byte minute, byte second, int nano. */
+    static final byte LOCAL_TIME = 40;
+    /** {@code LocalDateTime}: LOCAL_DATE's body, then LOCAL_TIME's. */
+    static final byte LOCAL_DATE_TIME = 41;
+    /** {@code OffsetTime}: LOCAL_TIME's body, then the int offset in seconds. */
+    static final byte OFFSET_TIME = 42;
+    /** {@code OffsetDateTime}: LOCAL_DATE_TIME's body, then the int offset in seconds. */
+    static final byte OFFSET_DATE_TIME = 43;
+    /** {@code ZonedDateTime}: OFFSET_DATE_TIME's body, then the zone id as a string. */
+    static final byte ZONED_DATE_TIME = 44;
+    /** {@code ZoneId} (a region or a {@code ZoneOffset}): its id as a string. */
+    static final byte ZONE_ID = 45;
+    /** {@code Period}: int years, months, days. */
+    static final byte PERIOD = 46;
+    /** {@code Year}: int year. */
+    static final byte YEAR = 47;
+    /** {@code YearMonth}: int year, byte month. */
+    static final byte YEAR_MONTH = 48;
+    /** {@code MonthDay}: byte month, byte day. */
+    static final byte MONTH_DAY = 49;
 
     private Tags() {
     }
