@@ -3,11 +3,13 @@ package dev.sharray;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -48,14 +50,12 @@ public final class LaunchJar {
      *
      * @param folder    the jar's folder, a real path: Class-Path entries are relative to it
      * @param mainClass the class to run
-     * @param classpath a classpath as {@code java.class.path} spells it (an empty entry is the working folder)
+     * @param classpath the classpath, as {@link #expand} lists it
      * @param flags     JVM flags; those the manifest carries are taken, the others added to {@code rest}
      * @param rest      receives, in order, the flags that must stay on the command line
      * @return the manifest
-     * @throws IOException when a classpath entry's real path cannot be read
      */
-    public static Manifest manifest(Path folder, String mainClass, String classpath, List<String> flags, List<String> rest)
-        throws IOException {
+    public static Manifest manifest(Path folder, String mainClass, List<Path> classpath, List<String> flags, List<String> rest) {
         final StringBuilder opens = new StringBuilder();
         final StringBuilder exports = new StringBuilder();
         boolean nativeAccess = false;
@@ -72,9 +72,8 @@ public final class LaunchJar {
         }
         final StringBuilder path = new StringBuilder();
         final String base = folder.toUri().toString();
-        for (String entry : classpath.split(File.pathSeparator, -1)) {
-            final Path p = Path.of(entry.isEmpty() ? "." : entry).toAbsolutePath().normalize();
-            append(path, relativeUri(base, (Files.exists(p) ? p.toRealPath() : p).toUri().toString()));
+        for (Path p : classpath) {
+            append(path, relativeUri(base, p.toUri().toString()));
         }
         final Manifest m = new Manifest();
         final Attributes a = m.getMainAttributes();
@@ -91,6 +90,57 @@ public final class LaunchJar {
             a.putValue("Enable-Native-Access", "ALL-UNNAMED");
         }
         return m;
+    }
+
+    /**
+     * The classpath as the class loader reads it, in its order: each entry, and right after a jar the entries its
+     * own {@code Class-Path} names (relative to it), recursively, each once. A launch jar lists them flat, and
+     * whoever keys a class-data archive by the jars it was made from sees every one of them: a JVM started with
+     * {@code -cp launch.jar} (the {@code sharray} command's, then its pool's workers) reads its classes from the
+     * jars behind it.
+     *
+     * @param classpath a classpath as {@code java.class.path} spells it (an empty entry is the working folder)
+     * @return absolute paths, real where the file exists
+     * @throws IOException when an existing entry's real path cannot be read
+     */
+    public static List<Path> expand(String classpath) throws IOException {
+        final Set<Path> entries = new LinkedHashSet<>();
+        for (String entry : classpath.split(File.pathSeparator, -1)) {
+            add(Path.of(entry.isEmpty() ? "." : entry), entries);
+        }
+        return List.copyOf(entries);
+    }
+
+    private static void add(Path entry, Set<Path> entries) throws IOException {
+        final Path p = entry.toAbsolutePath().normalize();
+        final Path real = Files.exists(p) ? p.toRealPath() : p;
+        if (!entries.add(real) || !Files.isRegularFile(real)) {
+            return;
+        }
+        final String classPath;
+        try (JarFile jar = new JarFile(real.toFile(), false)) {
+            final Manifest m = jar.getManifest();
+            classPath = m == null ? null : m.getMainAttributes().getValue(Attributes.Name.CLASS_PATH);
+        } catch (IOException | RuntimeException e) {
+            return; // not a jar: the class loader skips it the same way
+        }
+        if (classPath == null) {
+            return;
+        }
+        final URI base = real.getParent().toUri();
+        for (String token : classPath.trim().split("\\s+")) {
+            if (token.isEmpty()) {
+                continue;
+            }
+            try {
+                final URI u = base.resolve(token);
+                if ("file".equals(u.getScheme())) {
+                    add(Path.of(u), entries);
+                }
+            } catch (IllegalArgumentException e) {
+                // a malformed entry: the class loader ignores it too
+            }
+        }
     }
 
     private static void append(StringBuilder sb, String token) {

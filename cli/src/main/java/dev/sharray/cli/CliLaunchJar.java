@@ -32,7 +32,7 @@ public final class CliLaunchJar {
         final List<String> flags = JvmFlags.forCurrentJvm();
         final List<String> rest = new ArrayList<>();
         final Manifest manifest = LaunchJar.manifest(jar.getParent().toRealPath(), Main.class.getName(),
-            System.getProperty("java.class.path"), flags, rest);
+            LaunchJar.expand(System.getProperty("java.class.path")), flags, rest);
         // readable by all, as the jars copied beside it: another user may run a checkout they cannot build
         LaunchJar.write(jar, manifest, "rw-r--r--");
         for (String f : flags) {

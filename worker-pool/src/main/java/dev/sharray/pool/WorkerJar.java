@@ -30,12 +30,25 @@ final class WorkerJar {
     /** Jars not written for this long are deleted by the next pool (a configuration not used for a month). */
     private static final long STALE_MILLIS = 30L * 24 * 3_600_000;
 
+    /** The last classpath expanded and its expansion: a JVM's classpath does not change, and pools reuse it. */
+    private static volatile Expanded lastExpanded;
+
+    private record Expanded(String classpath, List<Path> entries) {
+    }
+
     private final Path jar;
+    private final List<Path> classpath;
     private final List<String> commandLineFlags;
 
-    private WorkerJar(Path jar, List<String> commandLineFlags) {
+    private WorkerJar(Path jar, List<Path> classpath, List<String> commandLineFlags) {
         this.jar = jar;
+        this.classpath = classpath;
         this.commandLineFlags = List.copyOf(commandLineFlags);
+    }
+
+    /** @return the classpath the jar names, jar by jar (see {@link LaunchJar#expand}) */
+    List<Path> classpath() {
+        return classpath;
     }
 
     /** @return the jar to start workers with ({@code java -jar}) */
@@ -63,14 +76,19 @@ final class WorkerJar {
         try {
             Files.createDirectories(folder, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             final Path safe = NativeFiles.requireSafeFolder(folder).toRealPath();
+            Expanded expanded = lastExpanded;
+            if (expanded == null || !expanded.classpath.equals(classpath)) {
+                expanded = new Expanded(classpath, LaunchJar.expand(classpath));
+                lastExpanded = expanded;
+            }
             final List<String> rest = new ArrayList<>();
-            final Manifest manifest = manifest(safe, classpath, flags, rest);
+            final Manifest manifest = manifest(safe, expanded.entries, flags, rest);
             final Path jar = safe.resolve("worker-" + hash(manifest) + ".jar");
             if (!LaunchJar.hasManifest(jar, manifest)) { // missing, damaged or another: replaced
                 LaunchJar.write(jar, manifest, "rw-------");
             }
             pruneStale(safe, jar);
-            return new WorkerJar(jar, rest);
+            return new WorkerJar(jar, expanded.entries, rest);
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -82,7 +100,7 @@ final class WorkerJar {
      *
      * @param folder the jar's folder (a real path), which Class-Path entries are relative to
      */
-    static Manifest manifest(Path folder, String classpath, List<String> flags, List<String> rest) throws IOException {
+    static Manifest manifest(Path folder, List<Path> classpath, List<String> flags, List<String> rest) {
         final Manifest m = LaunchJar.manifest(folder, WorkerMain.class.getName(), classpath, flags, rest);
         rest.remove(VECTOR_MODULE);
         return m;

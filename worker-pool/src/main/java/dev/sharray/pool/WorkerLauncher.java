@@ -139,7 +139,13 @@ final class WorkerLauncher {
             final List<String> dumpArgs = new ArrayList<>(args);
             dumpArgs.add("-cp");
             dumpArgs.add(jar.jar().toString());
-            this.cds = ClassDataArchive.forWorkers(java, jar.jar() + File.pathSeparator + classpath, dumpArgs, jvmOptions);
+            final StringBuilder named = new StringBuilder(jar.jar().toString());
+            for (Path entry : jar.classpath()) {
+                if (Files.exists(entry)) { // a jar's Class-Path may name optional jars that are not there
+                    named.append(File.pathSeparator).append(entry);
+                }
+            }
+            this.cds = ClassDataArchive.forWorkers(java, named.toString(), dumpArgs, jvmOptions);
         }
     }
 
