@@ -168,6 +168,15 @@ final class RefCountFile {
         }
     }
 
+    /**
+     * Checks a mapping kept since an earlier open again, as {@link #open} checks a file it maps ({@link IdleReferenceFiles}).
+     *
+     * @throws RuntimeException what {@link #open} would throw for the file as it is now
+     */
+    void checkAgain() {
+        checkHeaderAndSlots();
+    }
+
     /** Throws what {@link #open} refuses a mapped file for. */
     private void checkHeaderAndSlots() {
         if (buffer.getIntVolatile(0) != MAGIC || buffer.getInt(4) != VERSION || buffer.getInt(12) != SLOTS) {

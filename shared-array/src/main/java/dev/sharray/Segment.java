@@ -20,6 +20,11 @@ final class Segment {
      * is handed out.
      */
     int slot;
+    /**
+     * The identity of {@link #refPath}'s file when it was opened ({@link java.nio.file.attribute.BasicFileAttributes#fileKey()}),
+     * by which {@link IdleReferenceFiles} may keep its mapping after the last release; null when not known (a create).
+     */
+    Object refKey;
     /** Blocks of {@link #mapping} this process has populated, created on the first {@link SharedArray#prefault()}. */
     private volatile PopulatedBlocks populated;
     private final AtomicLong localCount;

@@ -97,9 +97,11 @@ final class Segments {
     /**
      * Opens (or reuses) the mapping of a sharray array file and takes one reference on it.
      *
+     * @param refKey the identity of its reference file now ({@link #referenceFileKey}), by which a mapping of it
+     *     kept since this process's last release is taken back ({@link IdleReferenceFiles})
      * @throws IllegalStateException when the array has been released everywhere
      */
-    static synchronized Segment openShared(Path realDataPath) {
+    static synchronized Segment openShared(Path realDataPath, Object refKey) {
         installExitHook();
         final Segment existing = reuseOpen(realDataPath);
         if (existing != null) {
@@ -109,10 +111,17 @@ final class Segments {
         if (retired != null) {
             return retired;
         }
-        MapEntries.ensureRoom(2, realDataPath + " (its data and .ref files)");
         Path refPath = refPathFor(realDataPath);
-        RefCountFile refs = RefCountFile.open(refPath);
-        Mapping mapping = null;
+        final RefCountFile kept = IdleReferenceFiles.take(refPath, refKey);
+        try {
+            ensureRoom(kept == null ? 2 : 1, realDataPath + (kept == null ? " (its data and .ref files)" : ""));
+        } catch (RuntimeException e) {
+            if (kept != null) {
+                kept.unmap();
+            }
+            throw e;
+        }
+        RefCountFile refs = kept != null ? kept : RefCountFile.open(refPath);
         try {
             int slot = refs.claimSlot();
             refs.reclaimDead();
@@ -122,6 +131,7 @@ final class Segments {
             }
             try {
                 Segment s = mapData(realDataPath, refPath, refs, slot);
+                s.refKey = refKey;
                 OPEN.put(realDataPath, s);
                 return s;
             } catch (RuntimeException e) {
@@ -134,6 +144,39 @@ final class Segments {
             throw e;
         }
     }
+
+    /**
+     * {@link MapEntries#ensureRoom}, first unmapping the reference files kept without a reference when this process
+     * is short of map entries.
+     */
+    private static void ensureRoom(int entries, String what) {
+        try {
+            MapEntries.ensureRoom(entries, what);
+        } catch (MapLimitException e) {
+            if (IdleReferenceFiles.dropAll() == 0) {
+                throw e;
+            }
+            MapEntries.ensureRoom(entries, what);
+        }
+    }
+
+    /**
+     * @param realDataPath an array file's real path
+     * @return the identity of the array's reference file (device and inode), or null when it has none (a user's
+     *     {@code .npy} file) or it cannot be told
+     */
+    static Object referenceFileKey(Path realDataPath) {
+        try {
+            final Object key = Files.readAttributes(refPathFor(realDataPath),
+                java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+            return key != null ? key : NO_FILE_KEY;
+        } catch (IOException e) {
+            return null; // as Files.exists says: no reference file (here)
+        }
+    }
+
+    /** The identity of a reference file where the file system gives none: such a mapping is never kept. */
+    static final Object NO_FILE_KEY = new Object();
 
     /**
      * @param realPath a file's real path
@@ -214,7 +257,7 @@ final class Segments {
         if (existing != null) {
             return existing;
         }
-        MapEntries.ensureRoom(1, realPath.toString());
+        ensureRoom(1, realPath.toString());
         Segment s = mapData(realPath, null, null, -1);
         OPEN.put(realPath, s);
         return s;
@@ -327,6 +370,7 @@ final class Segments {
             removeFolderIfOwnerEnded(s.dataPath.getParent());
         }
         runHook(beforeSlotGivenBack);
+        final boolean refsKept;
         synchronized (Segments.class) {
             // The slot (at 0 references) is given back only after the attempt to delete: a process killed before
             // that attempt ends then still has a slot here, by which reapProcess of its pid finds the array (given
@@ -337,6 +381,12 @@ final class Segments {
             // was deleted under it by another process's last release.
             if (!deleted && OPEN.get(s.dataPath) == null) {
                 s.refs.freeSlot(s.slot);
+            }
+            // kept for the next open of a live array (an array we deleted is not): that open then neither maps it nor
+            // this release unmaps it. It holds no slot, so it keeps no array alive
+            refsKept = !retire && !deleted && s.refKey != null && s.refKey != NO_FILE_KEY;
+            if (refsKept) {
+                IdleReferenceFiles.keep(s.refs, s.refKey);
             }
             if (retire) {
                 // another thread may have opened and retired the same file between our release and this lock
@@ -351,7 +401,9 @@ final class Segments {
             }
         }
         s.mapping.unmap();
-        s.refs.unmap();
+        if (!refsKept) {
+            s.refs.unmap();
+        }
     }
 
     /**

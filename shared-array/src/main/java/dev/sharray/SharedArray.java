@@ -310,11 +310,13 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         if (open != null) {
             return open; // the common case in a worker: no file system calls
         }
-        boolean shared = sharrayFile && Files.exists(Segments.refPathFor(real));
-        if (shared) {
+        // one stat tells whether it is a shared array and which reference file it has: a mapping of that very file
+        // kept since this process's last release is taken back
+        final Object refKey = sharrayFile ? Segments.referenceFileKey(real) : null;
+        if (refKey != null) {
             TempFolders.requireSamePidNamespace(real);
         }
-        return shared ? Segments.openShared(real) : Segments.openExternal(real);
+        return refKey != null ? Segments.openShared(real, refKey) : Segments.openExternal(real);
     }
 
     private static Path realPath(Path p) {
