@@ -16,6 +16,8 @@ final class NpyHeader {
     static final int ALIGN = 64;
     private static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y'};
     private static final int MAX_HEADER = 1 << 20;
+    /** Bytes the first read of a header asks for: the prefix and, most often, the whole header. */
+    private static final int FIRST_READ = 256;
 
     final DType dtype;
     final boolean fortranOrder;
@@ -71,8 +73,18 @@ final class NpyHeader {
      * @throws InvalidDescriptorException naming the field for any malformed header
      */
     static NpyHeader read(FileChannel channel) throws IOException {
-        long fileSize = channel.size();
-        ByteBuffer pre = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN);
+        return read(channel, channel.size());
+    }
+
+    /**
+     * Reads the header with one read call where it fits in {@value #FIRST_READ} bytes (sharray's own headers are 128,
+     * as NumPy's usually are): an open reads it on every map of a file, and a second read of the rest cost a system
+     * call more each time.
+     *
+     * @param fileSize the file's size, which the caller asked the channel already
+     */
+    static NpyHeader read(FileChannel channel, long fileSize) throws IOException {
+        ByteBuffer pre = ByteBuffer.allocate(FIRST_READ).order(ByteOrder.LITTLE_ENDIAN);
         channel.read(pre, 0);
         if (pre.position() < 10) {
             throw new InvalidDescriptorException("npy.magic", "file too short for a .npy header (" + fileSize + " bytes)");
@@ -106,6 +118,8 @@ final class NpyHeader {
             throw new InvalidDescriptorException("npy.headerLength", headerLength + " bytes does not fit the file of " + fileSize + " bytes");
         }
         ByteBuffer text = ByteBuffer.allocate((int) headerLength);
+        // what the first read brought of it, then the rest
+        text.put(pre.array(), prefix, (int) Math.min(headerLength, Math.max(0, pre.position() - prefix)));
         while (text.hasRemaining() && channel.read(text, prefix + text.position()) > 0) {
             // keep reading
         }

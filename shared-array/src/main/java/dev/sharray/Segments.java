@@ -266,13 +266,14 @@ final class Segments {
     /** Reads the header and maps the file through one channel (AGRONA) or Chronicle for large files. */
     private static Segment mapData(Path file, Path refPath, RefCountFile refs, int slot) {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            final long size = ch.size(); // asked once: each call is a system call
             final NpyHeader header;
             try {
-                header = NpyHeader.read(ch);
+                header = NpyHeader.read(ch, size);
             } catch (InvalidDescriptorException e) {
                 throw new InvalidDescriptorException(file, e);
             }
-            long length = mappedLength(ch.size(), header);
+            long length = mappedLength(size, header);
             if (refs == null) {
                 // a user's file may have holes (a sparse .npy): reserve them now, as create preallocates sharray's own,
                 // so a full file system refuses the open rather than a later write with SIGBUS. Not sharray's own

@@ -87,6 +87,35 @@ class NpyInteropTest {
     }
 
     @Test
+    void headersLongerThanTheFirstReadOpenWhole(@TempDir Path dir) throws Exception {
+        // the first read of a header takes 256 bytes: a longer header (versions 1.0 and 2.0) must be read on to its end
+        for (int major = 1; major <= 2; major++) {
+            final int prefix = major == 1 ? 10 : 12;
+            // spaces within the dict (valid Python) put its shape beyond the first read
+            final String dict = "{'descr': '<f8', 'fortran_order': False," + " ".repeat(400) + "'shape': (2, 3), }";
+            final int total = 1024; // prefix + header: the data starts there, 64-byte aligned
+            final String header = dict + " ".repeat(total - prefix - dict.length() - 1) + "\n";
+            final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(total + 6 * 8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            b.put(new byte[] {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', (byte) major, 0});
+            if (major == 1) {
+                b.putShort((short) header.length());
+            } else {
+                b.putInt(header.length());
+            }
+            b.put(header.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            for (int i = 0; i < 6; i++) {
+                b.putDouble(i + 0.5);
+            }
+            final Path file = dir.resolve("long" + major + ".npy");
+            Files.write(file, b.array());
+            try (SharedArray a = SharedArray.openNpy(file)) {
+                assertArrayEquals(new long[] {2, 3}, a.shape());
+                assertEquals(5.5, a.getDouble(1, 2), "version " + major);
+            }
+        }
+    }
+
+    @Test
     void aMissingFileIsNoSuchFileUnlessItIsAReleasedArraysFile(@TempDir Path dir) {
         // before: "the array .../typo.npy has been released by all its holders" for a user's mistyped path
         final Path typo = dir.resolve("typo.npy");
