@@ -147,14 +147,17 @@ final class Segments {
 
     /**
      * {@link MapEntries#ensureRoom}, first unmapping the reference files kept without a reference when this process
-     * is short of map entries.
+     * is short of map entries. Creates, opens and maps of users' files all ask here; only a refusal takes the lock
+     * (a create's count of the entries, a millisecond per thousand, must not hold up other threads' releases).
      */
-    private static void ensureRoom(int entries, String what) {
+    static void ensureRoom(int entries, String what) {
         try {
             MapEntries.ensureRoom(entries, what);
         } catch (MapLimitException e) {
-            if (IdleReferenceFiles.dropAll() == 0) {
-                throw e;
+            synchronized (Segments.class) {
+                if (IdleReferenceFiles.dropAll() == 0) {
+                    throw e;
+                }
             }
             MapEntries.ensureRoom(entries, what);
         }

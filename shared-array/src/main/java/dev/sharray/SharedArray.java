@@ -1160,7 +1160,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                     + fileLength + " bytes: use Backing.MAPPED_FILE");
             }
             // before any file: a process out of map entries is ended by the JVM's own next mapping
-            MapEntries.ensureRoom(2, "a new array (its data and .ref files)");
+            Segments.ensureRoom(2, "a new array (its data and .ref files)");
             Path dir = TempFolders.ownerFolder(TempFolders.selectRoot(folder, needed));
             long free = TempFolders.usableSpace(dir);
             if (free >= 0 && free < needed) { // unknown (-1): the file's creation and preallocation tell

@@ -13,8 +13,9 @@ import java.util.stream.Stream;
 /**
  * A child JVM for {@link MapLimitTest}: takes real map entries (one anonymous region split by {@code mprotect})
  * until {@code margin} are left below {@code vm.max_map_count}, then creates arrays until one is refused. Prints
- * {@code "refused after N: <message>"}, then {@code "open refused: <message>"} for the array its second argument
- * describes (hex), {@code "files F"} (the files in its folder),
+ * {@code "refused after N: <message>"}, then {@code "kept .ref mappings K"} (those kept since it opened and released
+ * the array its second argument describes (hex), before: a refusal unmaps them first), {@code "open refused:
+ * <message>"} for that array, {@code "files F"} (the files in its folder),
  * {@code "created after release"} once releasing some arrays let a create succeed, and {@code "healthy"} once a new
  * thread, a class and some heap were had; exits 0. A JVM that ran out of map entries dies before (HotSpot's "There is
  * insufficient memory for the Java Runtime Environment to continue").
@@ -42,6 +43,8 @@ public final class MapLimitChild {
     public static void main(String[] args) throws Exception {
         final long margin = Long.parseLong(args[0]);
         final long limit = MapEntries.LIMIT;
+        final Descriptor others = Descriptor.fromBytes(java.util.HexFormat.of().parseHex(args[1]));
+        SharedArray.open(others).release(); // its .ref stays mapped for the next open: the parent holds the array
         takeEntries(limit - margin);
         final List<SharedArray> held = new ArrayList<>();
         MapLimitException refused = null;
@@ -53,7 +56,8 @@ public final class MapLimitChild {
             }
         }
         System.out.println("refused after " + held.size() + ": " + (refused == null ? "never" : refused.getMessage()));
-        try (SharedArray other = SharedArray.open(Descriptor.fromBytes(java.util.HexFormat.of().parseHex(args[1])))) {
+        System.out.println("kept .ref mappings " + IdleReferenceFiles.size());
+        try (SharedArray other = SharedArray.open(others)) {
             System.out.println("opened " + other.getDouble(1));
         } catch (MapLimitException e) {
             System.out.println("open refused: " + e.getMessage());

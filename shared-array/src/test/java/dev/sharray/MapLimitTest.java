@@ -29,6 +29,8 @@ class MapLimitTest {
             assertTrue(refused.contains("vm.max_map_count"), refused);
             final int arrays = Integer.parseInt(refused.substring(0, refused.indexOf(':')));
             assertTrue(arrays > 0, refused);
+            assertEquals("kept .ref mappings 0", child.readLine(), "a create refused for want of map entries leaves"
+                + " .ref mappings kept without a reference");
             final String open = child.readLine();
             assertTrue(open.startsWith("open refused: ") && open.contains(ours.path().toString()), open);
             assertEquals("files " + 2 * arrays + " for " + arrays + " arrays", child.readLine(),
