@@ -161,50 +161,6 @@ class LauncherBuildLockTest {
         assertTrue(runs.get(0).contains("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED"), "the other flags stay");
     }
 
-    /**
-     * Module flags on a JVM's command line switch off the JDK's archived module graph (~50 ms of every start): the
-     * launcher starts the CLI from the jar the build's copy holds ({@code java -jar}), leaving off the flags its
-     * manifest carries, as printed by {@code CliLaunchJar}; the class-data training still runs with every flag, and
-     * the archive is dumped from that jar without the Vector API module, as most commands run.
-     */
-    @Test
-    void commandsStartFromTheLaunchJarWithoutTheFlagsItCarries() throws Exception {
-        Path bin = scratchCheckout();
-        script(bin.resolve("java"), """
-            case "$*" in
-              *XshowSettings*) echo '    java.specification.version = 17' >&2 ;;
-              *dev.sharray.cli.CliLaunchJar*) for a in "$@"; do last=$a; done; echo jar > "$last"
-                echo '--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED'; echo '--enable-native-access=ALL-UNNAMED' ;;
-              *DumpLoadedClassList*) echo "$*" >> "$ROOT_UNDER_TEST/trainings"
-                for a in "$@"; do case "$a" in -XX:DumpLoadedClassList=*) echo 'java/lang/Object id: 0' > "${a#*=}" ;; esac; done ;;
-              *Xshare:dump*) echo "$*" >> "$ROOT_UNDER_TEST/dumps"
-                for a in "$@"; do case "$a" in -XX:SharedArchiveFile=*) echo archive > "${a#*=}" ;; esac; done ;;
-              *) echo "$*" >> "$ROOT_UNDER_TEST/java-commands" ;;
-            esac
-            exit 0
-            """);
-        assertFinishedOk(launcher(bin, false, "ls"));
-        assertFinishedOk(launcher(bin, false, "ec", "encode", "x"));
-        String jar = root.resolve("cli/target/run").resolve(Files.readString(root.resolve("cli/target/run/current")).strip())
-            .resolve("launch.jar").toString();
-        List<String> runs = Files.readAllLines(root.resolve("java-commands"));
-        assertEquals(2, runs.size(), runs.toString());
-        for (String run : runs) {
-            assertTrue(run.contains(" -jar " + jar + " "), run);
-            assertFalse(run.contains("dev.sharray.cli.Main") || run.contains(" -cp "), run);
-            assertFalse(run.contains("jdk.internal.misc") || run.contains("--enable-native-access"), "carried by the jar: " + run);
-            assertTrue(run.contains("--add-exports=java.base/sun.nio.ch=ALL-UNNAMED"), "not carried, so it stays: " + run);
-            assertTrue(run.contains("-XX:SharedArchiveFile="), run);
-        }
-        assertFalse(runs.get(0).contains("--add-modules=jdk.incubator.vector"), runs.get(0));
-        assertTrue(runs.get(1).contains("--add-modules=jdk.incubator.vector"), runs.get(1));
-        String training = Files.readString(root.resolve("trainings"));
-        assertTrue(training.contains("jdk.internal.misc") && training.contains(" -cp "), training);
-        String dump = Files.readString(root.resolve("dumps"));
-        assertTrue(dump.contains(" -cp " + jar), dump);
-        assertFalse(dump.contains("jdk.internal.misc") || dump.contains("--add-modules"), dump);
-    }
-
     @Test
     void whereNoCopyCanBeMadeCommandsRunFromTheBuildsJars() throws Exception {
         Path bin = scratchCheckout();

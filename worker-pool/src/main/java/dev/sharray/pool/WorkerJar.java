@@ -1,6 +1,5 @@
 package dev.sharray.pool;
 
-import dev.sharray.LaunchJar;
 import dev.sharray.NativeFiles;
 
 import java.io.IOException;

@@ -33,7 +33,7 @@ class WorkerJarTest {
     @Test
     void moduleFlagsGoToTheManifestTheVectorModuleNowhereAndTheRestStayOnTheCommandLine(@TempDir Path dir) throws Exception {
         final List<String> rest = new ArrayList<>();
-        final Attributes a = WorkerJar.manifest(dir.toRealPath(), dev.sharray.LaunchJar.expand(dir.toString()), FLAGS, rest).getMainAttributes();
+        final Attributes a = WorkerJar.manifest(dir.toRealPath(), LaunchJar.expand(dir.toString()), FLAGS, rest).getMainAttributes();
         assertEquals("java.base/java.lang.reflect", a.getValue("Add-Opens"));
         assertEquals("java.base/sun.nio.ch java.base/jdk.internal.misc", a.getValue("Add-Exports"));
         assertEquals("ALL-UNNAMED", a.getValue("Enable-Native-Access"));

@@ -1,4 +1,4 @@
-package dev.sharray;
+package dev.sharray.pool;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

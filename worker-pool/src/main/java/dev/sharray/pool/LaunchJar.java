@@ -1,4 +1,4 @@
-package dev.sharray;
+package dev.sharray.pool;
 
 import java.io.File;
 import java.io.IOException;
@@ -34,9 +34,9 @@ import java.util.jar.Manifest;
  * <p>{@code Class-Path} entries are relative to the jar's folder: JDK 25's static class-data dump skips the
  * classes of absolute {@code file:} entries ("Unsupported location").
  *
- * <p>For sharray's modules (the pool's workers, the {@code sharray} command); not a general-purpose API.
+ * <p>The pool's workers start from one ({@link WorkerJar}).
  */
-public final class LaunchJar {
+final class LaunchJar {
     private static final String ADD_OPENS = "--add-opens=";
     private static final String ADD_EXPORTS = "--add-exports=";
     private static final String TO_UNNAMED = "=ALL-UNNAMED";
@@ -55,7 +55,7 @@ public final class LaunchJar {
      * @param rest      receives, in order, the flags that must stay on the command line
      * @return the manifest
      */
-    public static Manifest manifest(Path folder, String mainClass, List<Path> classpath, List<String> flags, List<String> rest) {
+    static Manifest manifest(Path folder, String mainClass, List<Path> classpath, List<String> flags, List<String> rest) {
         final StringBuilder opens = new StringBuilder();
         final StringBuilder exports = new StringBuilder();
         boolean nativeAccess = false;
@@ -95,15 +95,14 @@ public final class LaunchJar {
     /**
      * The classpath as the class loader reads it, in its order: each entry, and right after a jar the entries its
      * own {@code Class-Path} names (relative to it), recursively, each once. A launch jar lists them flat, and
-     * whoever keys a class-data archive by the jars it was made from sees every one of them: a JVM started with
-     * {@code -cp launch.jar} (the {@code sharray} command's, then its pool's workers) reads its classes from the
-     * jars behind it.
+     * the workers' class-data archive is keyed by every one of them: a parent started with {@code -jar app.jar}
+     * (or {@code -cp} with such a jar) reads its classes, and so do its workers, from the jars behind it.
      *
      * @param classpath a classpath as {@code java.class.path} spells it (an empty entry is the working folder)
      * @return absolute paths, real where the file exists
      * @throws IOException when an existing entry's real path cannot be read
      */
-    public static List<Path> expand(String classpath) throws IOException {
+    static List<Path> expand(String classpath) throws IOException {
         final Set<Path> entries = new LinkedHashSet<>();
         for (String entry : classpath.split(File.pathSeparator, -1)) {
             add(Path.of(entry.isEmpty() ? "." : entry), entries);
@@ -181,7 +180,7 @@ public final class LaunchJar {
      * @param expected a manifest
      * @return whether {@code jar} is a readable jar whose manifest is {@code expected}
      */
-    public static boolean hasManifest(Path jar, Manifest expected) {
+    static boolean hasManifest(Path jar, Manifest expected) {
         if (!Files.isRegularFile(jar)) {
             return false;
         }
@@ -202,7 +201,7 @@ public final class LaunchJar {
      * @param mode     its permissions, such as {@code rw-------}
      * @throws IOException when it cannot be written
      */
-    public static void write(Path jar, Manifest manifest, String mode) throws IOException {
+    static void write(Path jar, Manifest manifest, String mode) throws IOException {
         final Set<PosixFilePermission> permissions = PosixFilePermissions.fromString(mode);
         final Path tmp = jar.resolveSibling(jar.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-"
             + Long.toHexString(ThreadLocalRandom.current().nextLong()));
