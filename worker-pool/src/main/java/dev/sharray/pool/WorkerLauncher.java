@@ -113,7 +113,8 @@ final class WorkerLauncher {
         args.add("-Djava.security.manager=disallow");
         // workers are short-lived helpers: no hsperfdata file (it would outlive a kill -9 in /tmp)
         args.add("-XX:-UsePerfData");
-        if (SERIAL_KEEPS_MODULE_GRAPH && jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
+        // without the jar the module flags are on the command line, and the graph is off whatever the collector
+        if ((jar == null || SERIAL_KEEPS_MODULE_GRAPH) && jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
             args.add("-XX:+UseSerialGC"); // it starts fastest
         }
         if (heapSize != null) {
