@@ -101,4 +101,45 @@ class WorkerJarTest {
             assertTrue(log.contains("full module graph: enabled"), log);
         }
     }
+
+    /**
+     * Without a cache folder no other user can write, there is no jar: workers start with every flag and {@code -cp} on
+     * their command line, and with the serial collector (their module graph is off whatever the collector). With the
+     * jar, JDK 17's workers keep the default collector, the only one that maps the archived module graph there.
+     */
+    @Test
+    void workersStartFromTheCommandLineWithoutASafeFolderAndFromTheJarWithOne(@TempDir Path dir) throws Exception {
+        final RemoteFunction<Integer, String> how = x -> System.getProperty("java.class.path") + "|"
+            + java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
+        final Path open = Files.createDirectories(dir.resolve("open"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+        final String before = System.getProperty("sharray.pool.cds.dir");
+        final String fromCommandLine;
+        final String fromJar;
+        try {
+            System.setProperty("sharray.pool.cds.dir", open.toString());
+            try (ProcessPool pool = ProcessPool.builder().workers(1).heapSize("64m").build()) {
+                fromCommandLine = pool.submit(how, 0).get();
+            }
+            System.setProperty("sharray.pool.cds.dir", dir.resolve("safe").toString());
+            try (ProcessPool pool = ProcessPool.builder().workers(1).heapSize("64m").build()) {
+                fromJar = pool.submit(how, 0).get();
+            }
+        } finally {
+            if (before == null) {
+                System.clearProperty("sharray.pool.cds.dir");
+            } else {
+                System.setProperty("sharray.pool.cds.dir", before);
+            }
+        }
+        assertEquals(System.getProperty("java.class.path"), fromCommandLine.substring(0, fromCommandLine.indexOf('|')));
+        assertTrue(fromCommandLine.contains("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED"), fromCommandLine);
+        assertTrue(fromCommandLine.contains("-XX:+UseSerialGC"), fromCommandLine);
+        try (Stream<Path> files = Files.list(open)) {
+            assertEquals(0, files.count(), "no jar in a folder others can write");
+        }
+        assertTrue(fromJar.startsWith(dir.resolve("safe").toRealPath() + "/worker-") && fromJar.contains(".jar|"), fromJar);
+        assertFalse(fromJar.contains("--add-exports"), fromJar);
+        assertEquals(Runtime.version().feature() >= 25, fromJar.contains("-XX:+UseSerialGC"), fromJar);
+    }
 }
