@@ -189,9 +189,13 @@ final class ClassDataArchive {
     private static final int KEEP = 8;
     private static final long STALE_TMP_MILLIS = 3_600_000;
 
+    /** Worker jars ({@link WorkerJar}) not written for this long: a configuration not used for a month. */
+    private static final long STALE_JAR_MILLIS = 30L * 24 * 3_600_000;
+
     /**
-     * Deletes all but the {@value #KEEP} most recently written archives, and temporary files of trainers
-     * that died more than an hour ago.
+     * Deletes all but the {@value #KEEP} most recently written archives, worker jars not written for a month, and
+     * temporary files of trainers and jar writers that died more than an hour ago. Run when an archive is trained,
+     * not at every pool's start.
      */
     static void prune(Path folder) {
         final List<Path> archives = new ArrayList<>();
@@ -204,7 +208,10 @@ final class ClassDataArchive {
                 }
                 if (n.endsWith(".jsa")) {
                     archives.add(p);
-                } else if (n.contains(".jsa.tmp-") && now - Files.getLastModifiedTime(p).toMillis() > STALE_TMP_MILLIS) {
+                } else if ((n.contains(".jsa.tmp-") || n.contains(".jar.tmp-"))
+                    && now - Files.getLastModifiedTime(p).toMillis() > STALE_TMP_MILLIS) {
+                    Files.deleteIfExists(p);
+                } else if (n.endsWith(".jar") && now - Files.getLastModifiedTime(p).toMillis() > STALE_JAR_MILLIS) {
                     Files.deleteIfExists(p);
                 } else if (n.endsWith(".jsa.failed") && now - Files.getLastModifiedTime(p).toMillis() > FAILED_RETRY_MILLIS) {
                     Files.deleteIfExists(p);

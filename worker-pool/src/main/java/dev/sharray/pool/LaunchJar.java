@@ -196,13 +196,12 @@ final class LaunchJar {
      * Writes the jar under a private name and renames it into place ({@code rename(2)}): a JVM starting meanwhile
      * opens the old file or the new one, never a partial one.
      *
-     * @param jar      where the jar goes
+     * @param jar      where the jar goes, readable and writable by this user only
      * @param manifest its manifest
-     * @param mode     its permissions, such as {@code rw-------}
      * @throws IOException when it cannot be written
      */
-    static void write(Path jar, Manifest manifest, String mode) throws IOException {
-        final Set<PosixFilePermission> permissions = PosixFilePermissions.fromString(mode);
+    static void write(Path jar, Manifest manifest) throws IOException {
+        final Set<PosixFilePermission> permissions = PosixFilePermissions.fromString("rw-------");
         final Path tmp = jar.resolveSibling(jar.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-"
             + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         try {

@@ -20,14 +20,12 @@ import java.util.jar.Manifest;
  * <p>The jar lives in the workers' cache folder (that of their class-data archive), named by a hash of its
  * manifest, so every pool of one classpath and flag set starts workers from the same file, which an archive
  * can record. An existing jar is used only when its manifest is exactly the expected one; otherwise it is
- * replaced, atomically. Without a cache folder no other user can write there is no jar and workers start as
+ * replaced, atomically; {@link ClassDataArchive#prune} deletes jars not written for a month. Without a cache folder no other user can write there is no jar and workers start as
  * before: flags on the command line and {@code -cp}.
  */
 final class WorkerJar {
     /** A module option of the flag file that a manifest cannot carry, and workers do without. */
     static final String VECTOR_MODULE = "--add-modules=jdk.incubator.vector";
-    /** Jars not written for this long are deleted by the next pool (a configuration not used for a month). */
-    private static final long STALE_MILLIS = 30L * 24 * 3_600_000;
 
     /** The last classpath expanded and its expansion: a JVM's classpath does not change, and pools reuse it. */
     private static volatile Expanded lastExpanded;
@@ -36,11 +34,13 @@ final class WorkerJar {
     }
 
     private final Path jar;
+    private final Manifest manifest;
     private final List<Path> classpath;
     private final List<String> commandLineFlags;
 
-    private WorkerJar(Path jar, List<Path> classpath, List<String> commandLineFlags) {
+    private WorkerJar(Path jar, Manifest manifest, List<Path> classpath, List<String> commandLineFlags) {
         this.jar = jar;
+        this.manifest = manifest;
         this.classpath = classpath;
         this.commandLineFlags = List.copyOf(commandLineFlags);
     }
@@ -52,6 +52,18 @@ final class WorkerJar {
 
     /** @return the jar to start workers with ({@code java -jar}) */
     Path jar() {
+        return jar;
+    }
+
+    /**
+     * @return the jar, written again first when it is gone: another configuration's training prunes jars not
+     *     written for a month ({@link ClassDataArchive#prune}), and a long-running pool still replaces workers
+     * @throws IOException when it cannot be written again
+     */
+    Path present() throws IOException {
+        if (!Files.isRegularFile(jar)) {
+            LaunchJar.write(jar, manifest);
+        }
         return jar;
     }
 
@@ -84,10 +96,9 @@ final class WorkerJar {
             final Manifest manifest = manifest(safe, expanded.entries, flags, rest);
             final Path jar = safe.resolve("worker-" + hash(manifest) + ".jar");
             if (!LaunchJar.hasManifest(jar, manifest)) { // missing, damaged or another: replaced
-                LaunchJar.write(jar, manifest, "rw-------");
+                LaunchJar.write(jar, manifest);
             }
-            pruneStale(safe, jar);
-            return new WorkerJar(jar, expanded.entries, rest);
+            return new WorkerJar(jar, manifest, expanded.entries, rest);
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -115,21 +126,5 @@ final class WorkerJar {
         final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         m.write(out);
         return out.toString(StandardCharsets.UTF_8);
-    }
-
-    /** Deletes other worker jars not written for {@link #STALE_MILLIS}, and temporary ones of crashed writers. */
-    private static void pruneStale(Path folder, Path keep) {
-        final long now = System.currentTimeMillis();
-        try (java.util.stream.Stream<Path> files = Files.list(folder)) {
-            for (Path p : (Iterable<Path>) files::iterator) {
-                final String n = p.getFileName().toString();
-                if (n.startsWith("worker-") && (n.endsWith(".jar") || n.contains(".jar.tmp-")) && !p.equals(keep)
-                    && now - Files.getLastModifiedTime(p).toMillis() > (n.endsWith(".jar") ? STALE_MILLIS : 3_600_000L)) {
-                    Files.deleteIfExists(p);
-                }
-            }
-        } catch (IOException | RuntimeException ignored) {
-            // best effort: a jar is ~1 KB
-        }
     }
 }

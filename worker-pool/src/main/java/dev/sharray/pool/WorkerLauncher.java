@@ -188,7 +188,12 @@ final class WorkerLauncher {
         command.add("@" + argFile);
         if (jar != null) {
             command.add("-jar");
-            command.add(jar.jar().toString());
+            try {
+                command.add(jar.present().toString());
+            } catch (IOException | RuntimeException e) {
+                deleteArgFile(workerId);
+                throw e;
+            }
         } else {
             command.add(WorkerMain.class.getName());
         }

@@ -308,7 +308,16 @@ class ClassDataArchiveTest {
         final Path staleTmp = Files.writeString(dir.resolve("worker-jdk17-x.jsa.tmp-1-2"), "t");
         Files.setLastModifiedTime(staleTmp, FileTime.fromMillis(1000));
         final Path other = Files.writeString(dir.resolve("unrelated.txt"), "u");
+        // worker jars (WorkerJar): one not written for a month goes, a recent one stays, a crashed writer's temporary goes
+        final Path oldJar = Files.writeString(dir.resolve("worker-0123456789abcdef.jar"), "j");
+        Files.setLastModifiedTime(oldJar, FileTime.fromMillis(System.currentTimeMillis() - 31L * 24 * 3_600_000));
+        final Path newJar = Files.writeString(dir.resolve("worker-fedcba9876543210.jar"), "j");
+        final Path jarTmp = Files.writeString(dir.resolve("worker-fedcba9876543210.jar.tmp-1-2"), "t");
+        Files.setLastModifiedTime(jarTmp, FileTime.fromMillis(1000));
         ClassDataArchive.prune(dir);
+        assertFalse(Files.exists(oldJar));
+        assertTrue(Files.exists(newJar));
+        assertFalse(Files.exists(jarTmp));
         for (int i = 0; i < 12; i++) {
             assertEquals(i >= 4, Files.exists(dir.resolve("worker-jdk17-" + i + ".jsa")), "archive " + i);
         }

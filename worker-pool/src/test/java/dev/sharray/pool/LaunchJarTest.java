@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The manifest-only jar a JVM starts from so that module flags do not switch off the JDK's archived module graph. */
 class LaunchJarTest {
-    private static final List<String> FLAGS = List.of("--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+    /** The project's kinds of flags, and one a manifest cannot carry; WorkerJarTest uses them too. */
+    static final List<String> FLAGS = List.of("--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
         "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
         "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
         "--add-exports=java.base/sun.security.x509=some.module", "-Dx=1");
@@ -62,12 +63,12 @@ class LaunchJarTest {
     }
 
     @Test
-    void aWrittenJarHasTheManifestAndTheModeAsked(@TempDir Path dir) throws Exception {
+    void aWrittenJarHasTheManifestAndIsPrivate(@TempDir Path dir) throws Exception {
         final Manifest m = LaunchJar.manifest(dir.toRealPath(), "a.Main", LaunchJar.expand(dir.toString()), FLAGS, new ArrayList<>());
         final Path jar = dir.resolve("l.jar");
-        LaunchJar.write(jar, m, "rw-r--r--");
+        LaunchJar.write(jar, m);
         assertTrue(LaunchJar.hasManifest(jar, m));
-        assertEquals("rw-r--r--", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(jar)));
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(jar)));
         final Manifest other = LaunchJar.manifest(dir.toRealPath(), "b.Main", LaunchJar.expand(dir.toString()), FLAGS, new ArrayList<>());
         assertFalse(LaunchJar.hasManifest(jar, other));
         Files.writeString(jar, "not a jar");
