@@ -1,8 +1,9 @@
 package dev.sharray.reducers;
 
 import java.lang.reflect.Array;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -39,24 +40,12 @@ final class ObjectArrays {
     static Object[] read(ValueReader in, Reducers reducers) {
         final Class<?> component = reducers.arrayComponentClass(in.readString());
         final int n = in.readCount(1); // every element takes at least its tag byte
-        final Object[] array;
-        if (n <= Reducers.PRESIZE_LIMIT) {
-            array = newArray(component, n);
-            for (int i = 0; i < n; i++) {
-                array[i] = element(component, i, in);
-            }
-            return array;
-        }
-        Object[] elements = new Object[Reducers.PRESIZE_LIMIT];
+        // collected as a list is (presized at most to the limit, grown by the elements read), then copied once
+        final List<Object> elements = new ArrayList<>(Math.min(n, Reducers.PRESIZE_LIMIT));
         for (int i = 0; i < n; i++) {
-            if (i == elements.length) {
-                elements = Arrays.copyOf(elements, (int) Math.min(n, 2L * elements.length));
-            }
-            elements[i] = element(component, i, in);
+            elements.add(element(component, i, in));
         }
-        array = newArray(component, n);
-        System.arraycopy(elements, 0, array, 0, n);
-        return array;
+        return elements.toArray(newArray(component, n));
     }
 
     private static Object element(Class<?> component, int index, ValueReader in) {
