@@ -477,9 +477,7 @@ class BadInputTest {
 
     @Test
     void diskFullRemovesPartialOutputs() throws Exception {
-        Path mnt = Files.createDirectory(dir.resolve("small"));
-        Assertions.assertEquals(0, run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt.toString()),
-            "mounting a small tmpfs needs root (CI runs as root)");
+        Path mnt = smallTmpfs("small");
         try {
             Path shards = mnt.resolve("shards");
             assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-o", shards.toString()), 1,
@@ -506,9 +504,7 @@ class BadInputTest {
 
     @Test
     void aSparseInputOnAFullTmpfsIsReportedAsHolesItCannotBackNotAsShrinking() throws Exception {
-        Path mnt = Files.createDirectory(dir.resolve("sparse"));
-        Assertions.assertEquals(0, run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt.toString()),
-            "mounting a small tmpfs needs root (CI runs as root)");
+        Path mnt = smallTmpfs("sparse");
         try {
             Path sparse = mnt.resolve("in.bin");
             try (RandomAccessFile f = new RandomAccessFile(sparse.toFile(), "rw")) {
@@ -535,6 +531,14 @@ class BadInputTest {
         } finally {
             run("umount", "-l", mnt.toString());
         }
+    }
+
+    /** A 1 MiB tmpfs mounted at a new folder {@code name} of the test's folder: unmount it with {@code umount -l}. */
+    private Path smallTmpfs(String name) throws Exception {
+        Path mnt = Files.createDirectory(dir.resolve(name));
+        Assertions.assertEquals(0, run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt.toString()),
+            "mounting a small tmpfs needs root (CI runs as root)");
+        return mnt;
     }
 
     private static int run(String... cmd) throws Exception {
