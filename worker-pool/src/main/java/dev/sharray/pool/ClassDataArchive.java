@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -34,10 +33,12 @@ import java.util.concurrent.ThreadLocalRandom;
  *   at dump time too.</li>
  * </ul>
  * Either way the archive is written under a private temporary name and renamed into place atomically, so
- * concurrent pools never see a partial archive. When a trainer that exited normally leaves no archive, or
- * the dump fails, a {@code .failed} marker stops further attempts for this configuration for a day. A worker that
- * dies at start with the archive mapped drops it the same way, and the pool relaunches it without (a damaged
- * archive crashes every JVM that maps it: see {@link #dropAfterFailedStart}).
+ * concurrent pools never see a partial archive, with its checksum beside it ({@link ArchiveSeal}): an archive
+ * whose bytes differ from it is deleted before any worker maps it, and trained again. When a trainer that exited
+ * normally leaves no archive, or the dump fails, a {@code .failed} marker stops further attempts for this
+ * configuration for a day. A worker that dies at start with the archive mapped drops it the same way, and the pool
+ * relaunches it without (an archive this JVM cannot start with would fail every worker: see
+ * {@link #dropAfterFailedStart}).
  *
  * <p>Used and trained only in a folder no other user can change (see {@link #isSafeFolder}).
  *
@@ -76,6 +77,8 @@ final class ClassDataArchive {
     private final List<String> workerArgs;
     private Path trainingFile;
     private int trainer = -1;
+    /** Whether a launch found the archive damaged and deleted it, not yet reported (see {@link #takeDamaged}). */
+    private boolean damaged;
     /** The workers launched with the archive mapped that have not said hello yet. */
     private final Set<Integer> mappersStarting = new HashSet<>();
 
@@ -208,9 +211,12 @@ final class ClassDataArchive {
                 }
                 if (n.endsWith(".jsa")) {
                     archives.add(p);
-                } else if ((n.contains(".jsa.tmp-") || n.contains(".jar.tmp-"))
+                } else if ((n.contains(".jsa.tmp-") || n.contains(".jar.tmp-") || n.contains(ArchiveSeal.SUFFIX + ".tmp-"))
                     && now - Files.getLastModifiedTime(p).toMillis() > STALE_TMP_MILLIS) {
                     Files.deleteIfExists(p);
+                } else if (n.endsWith(".jsa" + ArchiveSeal.SUFFIX) && now - Files.getLastModifiedTime(p).toMillis() > STALE_TMP_MILLIS
+                    && !Files.exists(p.resolveSibling(n.substring(0, n.length() - ArchiveSeal.SUFFIX.length())))) {
+                    Files.deleteIfExists(p); // the seal of an archive deleted (a sealing that stopped half way, if young)
                 } else if (n.endsWith(".jar") && now - Files.getLastModifiedTime(p).toMillis() > STALE_JAR_MILLIS) {
                     Files.deleteIfExists(p);
                 } else if (n.endsWith(".jsa.failed") && now - Files.getLastModifiedTime(p).toMillis() > FAILED_RETRY_MILLIS) {
@@ -220,6 +226,7 @@ final class ClassDataArchive {
             archives.sort(java.util.Comparator.comparingLong(ClassDataArchive::modified).reversed());
             for (int i = KEEP; i < archives.size(); i++) {
                 Files.deleteIfExists(archives.get(i));
+                Files.deleteIfExists(ArchiveSeal.sealOf(archives.get(i)));
             }
         } catch (IOException | RuntimeException ignored) {
             // best effort: the cache only grows by a few MB per build
@@ -268,10 +275,16 @@ final class ClassDataArchive {
      */
     synchronized List<String> optionsFor(int workerId) {
         final List<String> opts = new ArrayList<>();
-        if (Files.isRegularFile(archive)) {
-            if (!isSafeFolder(archive.getParent())) {
-                return opts;
-            }
+        boolean present = Files.isRegularFile(archive);
+        if (present && !isSafeFolder(archive.getParent())) {
+            return opts;
+        }
+        if (present && !ArchiveSeal.isIntact(archive)) {
+            deleteArchive();
+            damaged = true;
+            present = false; // trained again right away: the file, not the JVM, was at fault
+        }
+        if (present) {
             opts.add("-XX:SharedArchiveFile=" + archive);
             opts.add("-Xshare:auto");
             mappersStarting.add(workerId);
@@ -336,6 +349,16 @@ final class ClassDataArchive {
         }
     }
 
+    /**
+     * @return whether a launch since the last call found the archive damaged (its bytes differ from its seal, or it has
+     *     none) and deleted it
+     */
+    synchronized boolean takeDamaged() {
+        final boolean was = damaged;
+        damaged = false;
+        return was;
+    }
+
     /** A worker said hello: whatever ends it later, the archive it mapped was sound. */
     synchronized void workerStarted(int workerId) {
         mappersStarting.remove(workerId);
@@ -343,10 +366,10 @@ final class ClassDataArchive {
 
     /**
      * A worker died before it said hello. If it had mapped the archive, the archive is deleted and marked failed
-     * (no pool trains it again for a day, in case the JVM rather than the file is at fault): a damaged archive (a
-     * disk error, a file changed by hand) crashes every JVM that maps it, which {@code -Xshare:auto} does not catch
-     * (JDK 17: SIGBUS on a truncated one, "Error occurred during initialization of boot layer" on overwritten bytes;
-     * JDK 25: SIGSEGV), so no pool of this configuration could start until someone deleted it.
+     * (no pool trains it again for a day, as its seal held: the JVM rather than the file is likely at fault). An
+     * archive a JVM cannot use may crash it rather than be refused by {@code -Xshare:auto} (JDK 17: SIGBUS on a
+     * truncated one, or an overwritten one that slipped past the seal; JDK 25: SIGSEGV), so no pool of this
+     * configuration could start until someone deleted it.
      *
      * @param workerId the worker's number
      * @return whether the worker had mapped the archive, which is now gone: a relaunch runs without it
@@ -355,7 +378,7 @@ final class ClassDataArchive {
         if (!mappersStarting.remove(workerId)) {
             return false;
         }
-        deleteQuietly(archive);
+        deleteArchive();
         markFailed();
         return true;
     }
@@ -408,7 +431,7 @@ final class ClassDataArchive {
         }
         try {
             if (exitCode == 0 && Files.isRegularFile(tmp) && Files.size(tmp) > 0) {
-                Files.move(tmp, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                ArchiveSeal.seal(tmp, archive);
                 prune(archive.getParent());
             } else if (exitCode == 0 || exitCode == DUMP_FAILED_EXIT) {
                 // a normal exit wrote no archive: this JVM cannot make one for these options. Or the JVM's own exit
@@ -425,9 +448,10 @@ final class ClassDataArchive {
 
     /**
      * Starts a JVM with the workers' arguments that dumps the static archive from the trainer's class list
-     * into {@code tmp}, then a shell renames it into place and removes the temporary files. It runs at low
-     * priority and is not waited for: a dump takes ~1 s of CPU, and the shell finishes the job even when this
-     * JVM exits first. Until it is done, later pools run without an archive (and do not train again).
+     * into {@code tmp}, then a second one that seals it and renames it into place ({@link ArchiveSeal#main}), and a
+     * shell removes the temporary files. They run at low priority and are not waited for: a dump takes ~1 s of CPU,
+     * and the shell finishes the job even when this JVM exits first. Until it is done, later pools run without an
+     * archive (and do not train again).
      *
      * @return whether the dump was started
      */
@@ -447,9 +471,9 @@ final class ClassDataArchive {
             final ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c",
                 "n=; command -v nice >/dev/null 2>&1 && n='nice -n 10'; $n \"$1\" \"@$2\" -Xshare:dump \"-XX:SharedClassListFile=$3\" \"-XX:SharedArchiveFile=$4\""
                     + " -Xlog:cds=off -Xlog:cds+dynamic=off -Xlog:class+path=off"
-                    + " && mv -f -- \"$4\" \"$5\" || : > \"$6\"; rm -f -- \"$2\" \"$3\" \"$4\"",
+                    + " && $n \"$1\" \"@$2\" \"$7\" \"$4\" \"$5\" || : > \"$6\"; rm -f -- \"$2\" \"$3\" \"$4\"",
                 "sharray-cds-dump", javaCommand, argFile.toString(), list.toString(), tmp.toString(), archive.toString(),
-                failedMarker().toString());
+                failedMarker().toString(), ArchiveSeal.class.getName());
             pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
             pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
             pb.redirectError(ProcessBuilder.Redirect.DISCARD);
@@ -459,6 +483,11 @@ final class ClassDataArchive {
             deleteQuietly(argFile);
             return false;
         }
+    }
+
+    private void deleteArchive() {
+        deleteQuietly(archive);
+        deleteQuietly(ArchiveSeal.sealOf(archive));
     }
 
     private static void deleteQuietly(Path p) {

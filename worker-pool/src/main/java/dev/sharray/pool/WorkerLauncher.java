@@ -247,6 +247,14 @@ final class WorkerLauncher {
         return cds != null && cds.dropAfterFailedStart(workerId) ? cds.archive() : null;
     }
 
+    /**
+     * @return the class-data archive, when a launch since the last call found it damaged and deleted it (the pool says
+     *     so once); otherwise {@code null}
+     */
+    Path takeDamagedArchive() {
+        return cds != null && cds.takeDamaged() ? cds.archive() : null;
+    }
+
     /** Deletes a worker's argument file (the JVM reads it only at start). */
     void deleteArgFile(int workerId) {
         try {

@@ -57,6 +57,11 @@ final class WorkerStarter {
             Files.createDirectories(folder);
             rings = RingFile.create(ringPath, ringCapacity);
             p = launcher.launch(id, ringPath);
+            final Path damaged = launcher.takeDamagedArchive();
+            if (damaged != null) {
+                err.println("[" + poolName + "] the workers' class-data archive " + damaged + " was damaged (its bytes"
+                    + " differ from the checksum written with it): deleted; worker " + id + " starts without it");
+            }
             final String prefix = "[" + poolName + " worker-" + id + "] ";
             final Worker w = new Worker(id, p,
                 rings,

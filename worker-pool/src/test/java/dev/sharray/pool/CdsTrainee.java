@@ -52,10 +52,11 @@ public final class CdsTrainee {
         }
     }
 
-    /** @return the files in {@code dir} other than the jars workers start from (see WorkerJar) */
+    /** @return the files in {@code dir} other than the jars workers start from (see WorkerJar) and archive seals */
     private static long count(Path dir) throws Exception {
         try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> !p.getFileName().toString().endsWith(".jar")).count();
+            return s.map(p -> p.getFileName().toString())
+                .filter(n -> !n.endsWith(".jar") && !n.endsWith(ArchiveSeal.SUFFIX)).count();
         }
     }
 }

@@ -5,9 +5,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
@@ -148,6 +151,7 @@ class ClassDataArchiveTest {
             assertFalse(mapped.contains(System.getProperty("java.home")), "the JDK's default archive was mapped too: " + out);
         }
         assertTrue(out.contains("LEFTOVER 0"), "temporary training files were left: " + out);
+        assertTrue(ArchiveSeal.isIntact(Path.of(archive)), "the archive was not sealed: " + out);
         // the trainer ran no array task, yet loaded the C library binding for the workers that unmap one later:
         // a class only JNA's own classes name, so its symbol is in the archive only when JNA's classes are
         final byte[] bytes = Files.readAllBytes(Path.of(archive));
@@ -155,33 +159,85 @@ class ClassDataArchiveTest {
             "the archive lacks the C library binding's classes");
     }
 
+    /**
+     * 64 KiB in the archive's middle overwritten, as by a disk error. Depending on what lies there, a worker that
+     * mapped it crashed at start, or said hello and crashed in its first task (every task of every pool, until someone
+     * deleted the file), or ran: the seal finds it before any worker maps it.
+     */
     @Test
-    void aDamagedArchiveIsDroppedAndThePoolStartsWithoutIt(@TempDir Path dir) throws Exception {
-        final Path cache = dir.resolve("cds");
+    void aDamagedArchiveIsDeletedBeforeAnyWorkerMapsIt(@TempDir Path dir) throws Exception {
         final String classpath = jarsOnly(dir); // once: the archive's name follows the jars' times
+        final Path archive = trainedArchive(dir, classpath);
+        overwriteMiddle(archive);
+        final String out = poolRun(dir, classpath);
+        assertTrue(out.contains("RESULT [42]"), out);
+        assertTrue(out.contains("the workers' class-data archive " + archive + " was damaged"), out);
+        assertFalse(out.contains("died at start"), "a worker mapped the damaged archive: " + out);
+        assertFalse(out.contains("A fatal error"), out);
+        // the file, not the JVM, was at fault: trained again at once, not held off for a day
+        assertFalse(Files.exists(archive.resolveSibling(archive.getFileName() + ".failed")), out);
+        assertTrue(!Files.exists(archive) || ArchiveSeal.isIntact(archive), "the damaged archive is still there: " + out);
+    }
+
+    /**
+     * An archive the JVM cannot start with although its bytes match its seal, as for a fault of the JVM: made here by
+     * damaging a copy and sealing that. Each damage is the one that crashed every worker at start in trials on that
+     * JDK (JDK 25 refuses a truncated archive cleanly; JDK 17's dynamic archive crashed at start or later on 64 KiB of
+     * garbage, depending on its layout, but always on a truncation).
+     */
+    @Test
+    void anArchiveTheJvmCannotStartWithIsDroppedAndThePoolStartsWithoutIt(@TempDir Path dir) throws Exception {
+        final String classpath = jarsOnly(dir);
+        final Path archive = trainedArchive(dir, classpath);
+        final Path copy = archive.resolveSibling("damaged.tmp");
+        Files.copy(archive, copy);
+        copy.toFile().setWritable(true, true);
+        if (Runtime.version().feature() >= 25) {
+            overwriteMiddle(copy);
+        } else {
+            try (FileChannel ch = FileChannel.open(copy, StandardOpenOption.WRITE)) {
+                ch.truncate(ch.size() / 2);
+            }
+        }
+        ArchiveSeal.seal(copy, archive);
+        final String out = poolRun(dir, classpath);
+        assertTrue(out.contains("RESULT [42]"), out);
+        assertTrue(out.contains("died at start with the class-data archive " + archive), out);
+        assertFalse(Files.exists(archive), "the archive is still there: " + out);
+        assertFalse(Files.exists(ArchiveSeal.sealOf(archive)), "its seal is still there: " + out);
+        assertTrue(Files.exists(archive.resolveSibling(archive.getFileName() + ".failed")), out);
+    }
+
+    /** @return the archive a first JVM's pools trained in {@code dir}/cds */
+    private static Path trainedArchive(Path dir, String classpath) throws Exception {
         final Process trainee = new ProcessBuilder(JvmFlags.javaCommand(classpath,
-            List.of("-Dsharray.pool.cds.dir=" + cache), CdsTrainee.class.getName())).redirectErrorStream(true).start();
+            List.of("-Dsharray.pool.cds.dir=" + dir.resolve("cds")), CdsTrainee.class.getName())).redirectErrorStream(true).start();
         final String trained = new String(trainee.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(trainee.waitFor(120, TimeUnit.SECONDS));
         assertEquals(0, trainee.exitValue(), trained);
-        final Path archive = Path.of(trained.lines().filter(l -> l.startsWith("ARCHIVE ")).findFirst().orElseThrow().substring(8));
-        // 64 KiB in its middle overwritten, as by a disk error: every JVM that mapped it crashed at start
+        assertTrue(trained.contains("LEFTOVER 0"), trained);
+        return Path.of(trained.lines().filter(l -> l.startsWith("ARCHIVE ")).findFirst().orElseThrow().substring(8));
+    }
+
+    private static void overwriteMiddle(Path file) throws Exception {
         final byte[] garbage = new byte[64 << 10];
         new java.util.Random(7).nextBytes(garbage);
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(archive, java.nio.file.StandardOpenOption.WRITE)) {
-            ch.write(java.nio.ByteBuffer.wrap(garbage), ch.size() / 2);
+        file.toFile().setWritable(true, true);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(garbage), ch.size() / 2);
         }
+    }
+
+    /** @return the output of a second JVM whose one-worker pool runs one task with the archive in {@code dir}/cds */
+    private static String poolRun(Path dir, String classpath) throws Exception {
         final Process parent = new ProcessBuilder(JvmFlags.javaCommand(classpath,
-            List.of("-Dsharray.pool.cds.dir=" + cache), AgentPoolChild.class.getName()))
-            .directory(dir.toFile()) // the crashed worker's hs_err file goes into its working folder
+            List.of("-Dsharray.pool.cds.dir=" + dir.resolve("cds")), AgentPoolChild.class.getName()))
+            .directory(dir.toFile()) // a crashed worker's hs_err file goes into its working folder
             .redirectErrorStream(true).start();
         final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(parent.waitFor(120, TimeUnit.SECONDS));
         assertEquals(0, parent.exitValue(), out);
-        assertTrue(out.contains("RESULT [42]"), out);
-        assertTrue(out.contains("died at start with the class-data archive " + archive), out);
-        assertFalse(Files.exists(archive), "the damaged archive is still there: " + out);
-        assertTrue(Files.exists(archive.resolveSibling(archive.getFileName() + ".failed")), out);
+        return out;
     }
 
     private static Path jar(Path classes, Path jar) throws Exception {
@@ -292,7 +348,7 @@ class ClassDataArchiveTest {
             assertTrue(cds.optionsFor(1).isEmpty(), "trained into a folder inside an open one");
 
             Files.setAttribute(open, "unix:mode", 01777); // sticky, as /tmp is: ours stays ours
-            Files.writeString(cds.archive(), "ours");
+            ArchiveSeal.seal(Files.writeString(cds.archive().resolveSibling("ours.tmp"), "ours"), cds.archive());
             assertEquals(List.of("-XX:SharedArchiveFile=" + cds.archive(), "-Xshare:auto"), cds.optionsFor(1).subList(0, 2));
         } finally {
             System.clearProperty("sharray.pool.cds.dir");
@@ -302,9 +358,16 @@ class ClassDataArchiveTest {
     @Test
     void pruneKeepsTheNewestArchives(@TempDir Path dir) throws Exception {
         for (int i = 0; i < 12; i++) {
-            final Path p = Files.writeString(dir.resolve("worker-jdk17-" + i + ".jsa"), "a");
+            final Path p = dir.resolve("worker-jdk17-" + i + ".jsa");
+            ArchiveSeal.seal(Files.writeString(dir.resolve("written"), "a"), p);
             Files.setLastModifiedTime(p, FileTime.fromMillis(1_000_000L * (i + 1)));
         }
+        // seals (ArchiveSeal) without their archive: an old one goes; a young one may be a sealing half way, and stays
+        final Path orphanSeal = Files.writeString(dir.resolve("worker-jdk17-y.jsa" + ArchiveSeal.SUFFIX), "1 0\n");
+        Files.setLastModifiedTime(orphanSeal, FileTime.fromMillis(1000));
+        final Path youngSeal = Files.writeString(dir.resolve("worker-jdk17-z.jsa" + ArchiveSeal.SUFFIX), "1 0\n");
+        final Path sealTmp = Files.writeString(dir.resolve("worker-jdk17-z.jsa" + ArchiveSeal.SUFFIX + ".tmp-1-2"), "t");
+        Files.setLastModifiedTime(sealTmp, FileTime.fromMillis(1000));
         final Path staleTmp = Files.writeString(dir.resolve("worker-jdk17-x.jsa.tmp-1-2"), "t");
         Files.setLastModifiedTime(staleTmp, FileTime.fromMillis(1000));
         final Path other = Files.writeString(dir.resolve("unrelated.txt"), "u");
@@ -320,7 +383,11 @@ class ClassDataArchiveTest {
         assertFalse(Files.exists(jarTmp));
         for (int i = 0; i < 12; i++) {
             assertEquals(i >= 4, Files.exists(dir.resolve("worker-jdk17-" + i + ".jsa")), "archive " + i);
+            assertEquals(i >= 4, Files.exists(ArchiveSeal.sealOf(dir.resolve("worker-jdk17-" + i + ".jsa"))), "seal " + i);
         }
+        assertFalse(Files.exists(orphanSeal));
+        assertTrue(Files.exists(youngSeal));
+        assertFalse(Files.exists(sealTmp));
         assertFalse(Files.exists(staleTmp));
         assertTrue(Files.exists(other));
     }
