@@ -10,7 +10,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32C;
 
 /**
@@ -63,8 +62,7 @@ public final class ArchiveSeal {
     static void seal(Path written, Path archive) throws IOException {
         final String seal = Files.size(written) + " " + Long.toHexString(checksum(written)) + "\n";
         final Path sealFile = sealOf(archive);
-        final Path tmp = sealFile.resolveSibling(sealFile.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-"
-            + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        final Path tmp = CacheFiles.writingName(sealFile);
         try {
             Files.writeString(tmp, seal, StandardCharsets.US_ASCII);
             Files.move(tmp, sealFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * AppCDS for worker JVMs: a class-data archive of the classes a worker loads, made once per JDK, classpath
@@ -211,7 +210,8 @@ final class ClassDataArchive {
                 }
                 if (n.endsWith(".jsa")) {
                     archives.add(p);
-                } else if ((n.contains(".jsa.tmp-") || n.contains(".jar.tmp-") || n.contains(ArchiveSeal.SUFFIX + ".tmp-"))
+                } else if ((n.contains(".jsa" + CacheFiles.WRITING) || n.contains(".jar" + CacheFiles.WRITING)
+                    || n.contains(ArchiveSeal.SUFFIX + CacheFiles.WRITING))
                     && now - Files.getLastModifiedTime(p).toMillis() > STALE_TMP_MILLIS) {
                     Files.deleteIfExists(p);
                 } else if (n.endsWith(".jsa" + ArchiveSeal.SUFFIX) && now - Files.getLastModifiedTime(p).toMillis() > STALE_TMP_MILLIS
@@ -300,8 +300,7 @@ final class ClassDataArchive {
             }
             prune(archive.getParent());
             trainer = workerId;
-            trainingFile = archive.resolveSibling(archive.getFileName() + ".tmp-" + ProcessHandle.current().pid()
-                + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+            trainingFile = CacheFiles.writingName(archive);
             opts.add(STATIC_ARCHIVE ? "-XX:DumpLoadedClassList=" + classList(trainingFile)
                 : "-XX:ArchiveClassesAtExit=" + trainingFile);
             opts.add("-D" + TRAINING_PROPERTY + "=true");
@@ -339,7 +338,7 @@ final class ClassDataArchive {
      * @return how many temporary files of this archive's training are in the cache folder
      */
     long trainingFiles(long maxAgeMillis) {
-        final String prefix = archive.getFileName() + ".tmp-";
+        final String prefix = archive.getFileName() + CacheFiles.WRITING;
         final long now = System.currentTimeMillis();
         try (java.util.stream.Stream<Path> files = Files.list(archive.getParent())) {
             return files.filter(p -> p.getFileName().toString().startsWith(prefix) && now - modified(p) < maxAgeMillis)

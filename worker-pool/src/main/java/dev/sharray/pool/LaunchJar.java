@@ -12,7 +12,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
@@ -202,8 +201,7 @@ final class LaunchJar {
      */
     static void write(Path jar, Manifest manifest) throws IOException {
         final Set<PosixFilePermission> permissions = PosixFilePermissions.fromString("rw-------");
-        final Path tmp = jar.resolveSibling(jar.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-"
-            + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        final Path tmp = CacheFiles.writingName(jar);
         try {
             try (OutputStream out = Files.newOutputStream(Files.createFile(tmp, PosixFilePermissions.asFileAttribute(permissions)));
                  JarOutputStream jarOut = new JarOutputStream(out, manifest)) {
