@@ -68,9 +68,11 @@ class ArchiveSealTest {
         Files.copy(pristine, noSeal);
         assertFalse(ArchiveSeal.isIntact(noSeal), "no seal: its sealing never finished");
         final String seal = Files.readString(ArchiveSeal.sealOf(pristine));
-        for (String bad : new String[] {"", "\n", seal.trim(), seal + "x", " " + seal, seal.replace(" ", "  "),
-            "0" + seal, "-1 " + seal.substring(seal.indexOf(' ') + 1), "x".repeat(100) + "\n"}) {
-            final Path archive = dir.resolve("bad" + Math.abs(bad.hashCode()) + ".jsa");
+        final String[] malformed = {"", "\n", seal.trim(), seal + "x", " " + seal, seal.replace(" ", "  "),
+            "0" + seal, "-1 " + seal.substring(seal.indexOf(' ') + 1), "x".repeat(100) + "\n"};
+        for (int i = 0; i < malformed.length; i++) {
+            final String bad = malformed[i];
+            final Path archive = dir.resolve("bad" + i + ".jsa");
             Files.copy(pristine, archive);
             Files.writeString(ArchiveSeal.sealOf(archive), bad);
             assertFalse(ArchiveSeal.isIntact(archive), "seal '" + bad + "'");
