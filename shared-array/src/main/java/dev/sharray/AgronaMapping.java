@@ -1,37 +1,29 @@
 package dev.sharray;
 
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import org.agrona.BufferUtil;
-import org.agrona.IoUtil;
+import java.nio.file.StandardOpenOption;
 
-/** {@link Backing#AGRONA}: one {@link MappedByteBuffer} through Agrona, at most 2 GiB. */
+/** {@link Backing#AGRONA}: one {@link MappedRegion} of at most 2 GiB, read and written through Agrona's buffers. */
 final class AgronaMapping implements Mapping {
     /** Largest file a single Agrona mapping covers ({@code int} indices). */
-    static final long MAX_LENGTH = Integer.MAX_VALUE;
+    static final long MAX_LENGTH = MappedRegion.MAX_LENGTH;
 
-    private final MappedByteBuffer buffer;
-    private final long address;
-    private final long length;
+    private final MappedRegion region;
 
-    private AgronaMapping(MappedByteBuffer buffer, long length) {
-        this.buffer = buffer;
-        this.address = BufferUtil.address(buffer);
-        this.length = length;
+    private AgronaMapping(MappedRegion region) {
+        this.region = region;
     }
 
     /** Maps through an already open channel (saves reopening the file the header was read from). */
     static AgronaMapping map(FileChannel channel, Path file, long length) throws java.io.IOException {
         JvmAccess.requireFlags();
         checkLength(file, length);
-        final MappedByteBuffer buffer;
         try {
-            buffer = channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
+            return new AgronaMapping(MappedRegion.map(channel, length));
         } catch (java.io.IOException e) {
             throw Mapping.failed(file, length, e);
         }
-        return new AgronaMapping(buffer, length);
     }
 
     private static void checkLength(Path file, long length) {
@@ -42,31 +34,26 @@ final class AgronaMapping implements Mapping {
     }
 
     static AgronaMapping map(Path file, long length) {
-        JvmAccess.requireFlags();
-        checkLength(file, length);
-        final MappedByteBuffer buffer;
-        try {
-            buffer = IoUtil.mapExistingFile(file.toFile(), FileChannel.MapMode.READ_WRITE, file.getFileName().toString(),
-                0, length);
-        } catch (Exception e) { // Agrona rethrows the channel's IOException undeclared
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            return map(channel, file, length);
+        } catch (java.io.IOException e) {
             throw Mapping.failed(file, length, e);
         }
-        return new AgronaMapping(buffer, length);
     }
 
     @Override
     public long address() {
-        return address;
+        return region.address();
     }
 
     @Override
     public long length() {
-        return length;
+        return region.length();
     }
 
     @Override
     public void unmap() {
-        ReleasedRanges.unmap(address, length, () -> IoUtil.unmap(buffer));
+        ReleasedRanges.unmap(region);
     }
 
     @Override

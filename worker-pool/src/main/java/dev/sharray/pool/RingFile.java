@@ -1,7 +1,7 @@
 package dev.sharray.pool;
 
+import dev.sharray.MappedRegion;
 import dev.sharray.SharedArrays;
-import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
@@ -9,7 +9,6 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,19 +44,19 @@ final class RingFile implements AutoCloseable {
     private static final int PARENT_SLEEPING_OFFSET = 20;
 
     private final Path path;
-    private final MappedByteBuffer mapping;
+    private final MappedRegion mapping;
     private final UnsafeBuffer header;
     private final RingBuffer toWorker;
     private final RingBuffer toParent;
     private boolean closed;
 
-    private RingFile(Path path, MappedByteBuffer mapping, int capacity) {
+    private RingFile(Path path, MappedRegion mapping, int capacity) {
         this.path = path;
         this.mapping = mapping;
-        this.header = new UnsafeBuffer(mapping, 0, HEADER);
+        this.header = new UnsafeBuffer(mapping.address(), HEADER);
         final int ringLength = capacity + RingBufferDescriptor.TRAILER_LENGTH;
-        this.toWorker = new OneToOneRingBuffer(new UnsafeBuffer(mapping, HEADER, ringLength));
-        this.toParent = new OneToOneRingBuffer(new UnsafeBuffer(mapping, HEADER + ringLength, ringLength));
+        this.toWorker = new OneToOneRingBuffer(new UnsafeBuffer(mapping.address() + HEADER, ringLength));
+        this.toParent = new OneToOneRingBuffer(new UnsafeBuffer(mapping.address() + HEADER + ringLength, ringLength));
     }
 
     /**
@@ -74,16 +73,16 @@ final class RingFile implements AutoCloseable {
         // a JVM that exits before the worker's HELLO (SIGTERM while the pool starts) must not leave the file
         SharedArrays.createDeletedAtExit(path, () -> Files.createFile(path,
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))));
-        final MappedByteBuffer mapping;
+        final MappedRegion mapping;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             writeZeros(ch, size);
-            mapping = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            mapping = MappedRegion.map(ch, size);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(path);
             SharedArrays.forgetAtExit(path);
             throw e;
         }
-        final UnsafeBuffer header = new UnsafeBuffer(mapping, 0, HEADER);
+        final UnsafeBuffer header = new UnsafeBuffer(mapping.address(), HEADER);
         header.putInt(CAPACITY_OFFSET, capacity);
         header.putInt(VERSION_OFFSET, VERSION);
         // magic last, with release semantics: a worker that sees it sees a complete header
@@ -119,13 +118,16 @@ final class RingFile implements AutoCloseable {
             if (size < HEADER) {
                 throw new IOException("not a ring file (too small): " + path);
             }
-            final MappedByteBuffer mapping = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
-            final UnsafeBuffer header = new UnsafeBuffer(mapping, 0, HEADER);
+            if (size > MappedRegion.MAX_LENGTH) {
+                throw new IOException("not a ring file (too large): " + path);
+            }
+            final MappedRegion mapping = MappedRegion.map(ch, size);
+            final UnsafeBuffer header = new UnsafeBuffer(mapping.address(), HEADER);
             final int capacity = header.getInt(CAPACITY_OFFSET);
             if (header.getIntAcquire(MAGIC_OFFSET) != MAGIC || header.getInt(VERSION_OFFSET) != VERSION
                 || Integer.bitCount(capacity) != 1
                 || size != HEADER + 2L * (capacity + RingBufferDescriptor.TRAILER_LENGTH)) {
-                IoUtil.unmap(mapping);
+                mapping.unmap();
                 throw new IOException("not a ring file (bad header): " + path);
             }
             return new RingFile(path, mapping, capacity);
@@ -211,7 +213,7 @@ final class RingFile implements AutoCloseable {
     public void close() {
         if (!closed) {
             closed = true;
-            IoUtil.unmap(mapping);
+            mapping.unmap();
         }
     }
 }
