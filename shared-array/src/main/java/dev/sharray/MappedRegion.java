@@ -14,6 +14,9 @@ import org.agrona.IoUtil;
  * built on JDK 22 or later. The older {@code MappedByteBuffer} route builds a reflective accessor for a JDK-internal
  * constructor on a JVM's first mapping: 20–25 ms on JDK 25 (JEP 416), paid again by every worker JVM a pool
  * starts. The newer route takes 3.5–5.5 ms for the same first mapping.
+ *
+ * <p>On the newer route a released array's range is freed through the C library ({@link ReleasedRanges}), not by
+ * the JDK, so the JDK's "mapped" buffer pool ({@code BufferPoolMXBean}) keeps counting it.
  */
 public final class MappedRegion {
     /** Largest region mapped ({@code int} buffer indices on the older route; the same on both, so no JDK maps more). */
