@@ -10,7 +10,8 @@ import java.util.UUID;
 
 /**
  * The JDK's everyday value classes: {@code Optional} and its primitive variants, {@code UUID}, {@code BigInteger},
- * {@code BigDecimal}, and (through {@link TimeValues}) the {@code java.time} values. Kept apart, and resolved by
+ * {@code BigDecimal}, (through {@link TimeValues}) the {@code java.time} values, and (through {@link LocationValues})
+ * {@code File} and {@code URI} ({@code Path}, an interface, is matched by the registry). Kept apart, and resolved by
  * class name, so a process that never meets one loads none of these classes.
  */
 final class JdkValues {
@@ -74,6 +75,9 @@ final class JdkValues {
                     out.writeInt(d.scale());
                     out.writeByteArrayBody(d.unscaledValue().toByteArray());
                 };
+            case "java.io.File":
+            case "java.net.URI":
+                return LocationValues.handler(name);
             default:
                 return null; // a subclass of BigInteger or BigDecimal is not theirs to rebuild
         }

@@ -26,7 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code BigDecimal} (scale kept), and the {@code java.time} values {@code Instant}, {@code Duration},
  * {@code LocalDate}, {@code LocalTime}, {@code LocalDateTime}, {@code OffsetTime}, {@code OffsetDateTime},
  * {@code ZonedDateTime}, {@code ZoneId}/{@code ZoneOffset}, {@code Period}, {@code Year}, {@code YearMonth},
- * {@code MonthDay} ({@code DayOfWeek} and {@code Month} are enums); {@link #with(Reducer[])} adds reducers for
+ * {@code MonthDay} ({@code DayOfWeek} and {@code Month} are enums), {@code Path} (of the default file system, any class
+ * implementing it: a zip file system's path is refused; rebuilt with {@code Path.of}), {@code File} (that class, not a
+ * subclass) and {@code URI}, each as its string; {@link #with(Reducer[])} adds reducers for
  * user types, which take precedence over the built-in handling (a reducer registered for one of the classes above,
  * or for a supertype of it, replaces the built-in handling of that class).
  *
@@ -42,7 +44,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Decoding never runs Java deserialization: it builds only the built-in types, records and enums
  * of the classpath (through their canonical constructor / constant name), arrays of classes it could have
  * written (the component class is loaded without being initialised), the JDK values above through their own
- * factories (an invalid field, such as month 13, is a {@link MalformedDataException}), and the types of registered
+ * factories or parsers, which touch no file and no network (an invalid field, such as month 13, or string, such as a
+ * path holding a NUL, is a {@link MalformedDataException}), and the types of registered
  * reducers.
  *
  * <p>Thread-safe.
@@ -317,6 +320,12 @@ public final class Reducers {
                 codec.write(v, out);
             };
         }
+        if (java.nio.file.Path.class.isAssignableFrom(type)) {
+            // by interface, once per class (the handler is cached by exact class, so no lookup gets slower): the
+            // default file system's class (sun.nio.fs.UnixPath) is not public, and a zip file system's path is
+            // refused on write with the reason. After records and enums, which keep their own handling.
+            return LocationValues.PATH;
+        }
         if (List.class.isAssignableFrom(type)) {
             return new CollectionHandler(ArrayList.class, (v, out) -> writeCollection(Tags.LIST, (Collection<?>) v, out));
         }
@@ -566,6 +575,10 @@ public final class Reducers {
             case Tags.YEAR_MONTH:
             case Tags.MONTH_DAY:
                 return TimeValues.read(tag, in);
+            case Tags.PATH:
+            case Tags.FILE:
+            case Tags.URI:
+                return LocationValues.read(tag, in);
             case Tags.USER: {
                 final String id = in.readString();
                 final Reducer<?> r = id == null ? null : byId.get(id);

@@ -81,6 +81,12 @@ final class Tags {
     static final byte YEAR_MONTH = 48;
     /** {@code MonthDay}: byte month, byte day. */
     static final byte MONTH_DAY = 49;
+    /** {@code Path} of the default file system (any class implementing it): its string, rebuilt with Path.of. */
+    static final byte PATH = 50;
+    /** {@code File} (that class only): its path string. */
+    static final byte FILE = 51;
+    /** {@code URI}: its string. */
+    static final byte URI = 52;
 
     private Tags() {
     }
