@@ -2,6 +2,8 @@ package dev.sharray.reducers;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.Date;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
@@ -10,11 +12,15 @@ import java.util.UUID;
 
 /**
  * The JDK's everyday value classes: {@code Optional} and its primitive variants, {@code UUID}, {@code BigInteger},
- * {@code BigDecimal}, (through {@link TimeValues}) the {@code java.time} values, and (through {@link LocationValues})
+ * {@code BigDecimal}, {@code Locale}, {@code Date}, (through {@link TimeValues}) the {@code java.time} values, and (through {@link LocationValues})
  * {@code File} and {@code URI} ({@code Path}, an interface, is matched by the registry). Kept apart, and resolved by
  * class name, so a process that never meets one loads none of these classes.
  */
 final class JdkValues {
+    /** {@link Tags#LOCALE}'s forms: the locale's language tag, or its language, country and variant. */
+    private static final byte LOCALE_TAG = 0;
+    private static final byte LOCALE_FIELDS = 1;
+
     private JdkValues() {
     }
 
@@ -75,6 +81,13 @@ final class JdkValues {
                     out.writeInt(d.scale());
                     out.writeByteArrayBody(d.unscaledValue().toByteArray());
                 };
+            case "java.util.Locale":
+                return (v, out) -> writeLocale((Locale) v, out);
+            case "java.util.Date": // not java.sql.Timestamp and the like: they carry more than the millis
+                return (v, out) -> {
+                    out.writeByte(Tags.DATE);
+                    out.writeLong(((Date) v).getTime());
+                };
             case "java.io.File":
             case "java.net.URI":
                 return LocationValues.handler(name);
@@ -104,9 +117,75 @@ final class JdkValues {
                 final int scale = in.readInt();
                 return new BigDecimal(readBigInteger(in), scale); // any int scale is valid
             }
+            case Tags.LOCALE:
+                return readLocale(in);
+            case Tags.DATE:
+                return new Date(in.readLong()); // any long is a Date
             default:
                 throw new MalformedDataException("not a JDK value tag: " + tag);
         }
+    }
+
+    /**
+     * A locale as its language tag when that rebuilds it equal, which holds for every locale BCP 47 can spell,
+     * script, variants and extensions included (de-DE-u-co-phonebk, zh-Hant-TW, and ja_JP_JP, whose tag
+     * ja-JP-u-ca-japanese-x-lvariant-JP keeps its variant); otherwise, for a locale of the legacy constructor that
+     * BCP 47 cannot spell (no_NO_NY, en_USA: forLanguageTag would give nn_NO and en), its three fields, which that
+     * constructor rebuilds equal. Neither its toString nor its tag alone round-trips every locale.
+     */
+    private static void writeLocale(Locale locale, ValueWriter out) {
+        final String tag = locale.toLanguageTag();
+        final Locale parsed = Locale.forLanguageTag(tag);
+        out.writeByte(Tags.LOCALE);
+        if (parsed.equals(locale) && parsed.toLanguageTag().equals(tag)) {
+            out.writeByte(LOCALE_TAG);
+            out.writeString(tag);
+        } else if (locale.getScript().isEmpty() && locale.getExtensionKeys().isEmpty()
+            && legacyLocale(locale.getLanguage(), locale.getCountry(), locale.getVariant()).equals(locale)) {
+            out.writeByte(LOCALE_FIELDS);
+            out.writeString(locale.getLanguage());
+            out.writeString(locale.getCountry());
+            out.writeString(locale.getVariant());
+        } else {
+            // no public factory makes such a locale (a script or extension with ill-formed fields): never seen
+            throw new ReducerException("the locale " + locale + " can be rebuilt neither from its language tag " + tag
+                + " nor from its language, country and variant: register a Reducer<Locale>");
+        }
+    }
+
+    private static Locale readLocale(ValueReader in) {
+        final int at = in.position() - 1;
+        final byte form = in.readByte();
+        if (form == LOCALE_TAG) {
+            final String tag = requireString(in, "language tag", at);
+            final Locale locale = Locale.forLanguageTag(tag);
+            // forLanguageTag drops what it cannot parse ("en-US-!!" gives en_US): only the tag a sender writes, the
+            // locale's own canonical one, is taken
+            if (!locale.toLanguageTag().equals(tag)) {
+                throw new MalformedDataException("invalid Locale at offset " + at + ": a language tag of "
+                    + tag.length() + " characters that is not the well-formed, canonical tag of a locale");
+            }
+            return locale;
+        } else if (form == LOCALE_FIELDS) {
+            final String language = requireString(in, "language", at);
+            final String country = requireString(in, "country", at);
+            return legacyLocale(language, country, requireString(in, "variant", at));
+        }
+        throw new MalformedDataException("invalid Locale at offset " + at + ": form " + form + " is neither "
+            + LOCALE_TAG + " (a language tag) nor " + LOCALE_FIELDS + " (language, country, variant)");
+    }
+
+    @SuppressWarnings("deprecation") // Locale.of, its replacement, is JDK 19+; this constructor is what it does
+    private static Locale legacyLocale(String language, String country, String variant) {
+        return new Locale(language, country, variant);
+    }
+
+    private static String requireString(ValueReader in, String what, int at) {
+        final String s = in.readString(); // its length is checked against the bytes present first
+        if (s == null) {
+            throw new MalformedDataException("invalid Locale at offset " + at + ": a null " + what);
+        }
+        return s;
     }
 
     private static BigInteger readBigInteger(ValueReader in) {

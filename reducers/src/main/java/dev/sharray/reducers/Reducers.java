@@ -28,7 +28,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code ZonedDateTime}, {@code ZoneId}/{@code ZoneOffset}, {@code Period}, {@code Year}, {@code YearMonth},
  * {@code MonthDay} ({@code DayOfWeek} and {@code Month} are enums), {@code Path} (of the default file system, any class
  * implementing it: a zip file system's path is refused; rebuilt with {@code Path.of}), {@code File} (that class, not a
- * subclass) and {@code URI}, each as its string; {@link #with(Reducer[])} adds reducers for
+ * subclass) and {@code URI}, each as its string, {@code Locale} (script, variant and extensions kept) and
+ * {@code java.util.Date} (that class, not {@code java.sql.Timestamp}, as epoch millis); {@link #with(Reducer[])} adds reducers for
  * user types, which take precedence over the built-in handling (a reducer registered for one of the classes above,
  * or for a supertype of it, replaces the built-in handling of that class).
  *
@@ -373,6 +374,13 @@ public final class Reducers {
         final String simple = type.getSimpleName().isEmpty() ? type.getName() : type.getSimpleName();
         final String register = "register a Reducer<" + simple + "> with Reducers.defaults().with(...) and give that"
             + " registry to the pool (ProcessPool.Builder.reducers)";
+        for (Class<?> exactOnly : new Class<?>[] {java.util.Date.class, java.io.File.class}) {
+            if (exactOnly.isAssignableFrom(type)) {
+                // java.sql.Timestamp holds nanos beyond Date's millis: rebuilt as a Date, it would lose them
+                return "only " + exactOnly.getName() + " itself crosses built in; a subclass would arrive as a plain "
+                    + exactOnly.getSimpleName() + ", without what it adds: " + register;
+            }
+        }
         if (type.getClassLoader() == null || type.getClassLoader() == ClassLoader.getPlatformClassLoader()) {
             return register; // a JDK class: the user cannot make it a record
         }
@@ -560,6 +568,8 @@ public final class Reducers {
             case Tags.UUID:
             case Tags.BIG_INTEGER:
             case Tags.BIG_DECIMAL:
+            case Tags.LOCALE:
+            case Tags.DATE:
                 return JdkValues.read(tag, in);
             case Tags.INSTANT:
             case Tags.DURATION:

@@ -87,6 +87,13 @@ final class Tags {
     static final byte FILE = 51;
     /** {@code URI}: its string. */
     static final byte URI = 52;
+    /**
+     * {@code Locale}: a form byte, then for form 0 its language tag (toLanguageTag), for form 1 (a locale BCP 47
+     * cannot spell, such as {@code no_NO_NY}) its language, country and variant strings.
+     */
+    static final byte LOCALE = 53;
+    /** {@code java.util.Date} (that class only): long epoch millis. */
+    static final byte DATE = 54;
 
     private Tags() {
     }

@@ -44,6 +44,26 @@ class NoReducerMessageTest {
             refusal(new java.util.concurrent.atomic.AtomicLong()));
     }
 
+    /** A subclass of File: File itself crosses, this would lose what it adds. */
+    static final class TrackedFile extends java.io.File {
+        TrackedFile(String path) {
+            super(path);
+        }
+    }
+
+    @Test
+    void aSubclassOfDateOrFileIsRefusedForWhatItWouldLose() {
+        // java.util.Date and java.io.File cross now; a subclass would arrive as one, losing its own state
+        assertEquals("no reducer for java.sql.Timestamp: only java.util.Date itself crosses built in; a subclass would"
+            + " arrive as a plain Date, without what it adds: register a Reducer<Timestamp> with Reducers.defaults()"
+            + ".with(...) and give that registry to the pool (ProcessPool.Builder.reducers)",
+            refusal(new java.sql.Timestamp(0)));
+        assertEquals("no reducer for " + TrackedFile.class.getName() + ": only java.io.File itself crosses built in; a"
+            + " subclass would arrive as a plain File, without what it adds: register a Reducer<TrackedFile> with"
+            + " Reducers.defaults().with(...) and give that registry to the pool (ProcessPool.Builder.reducers)",
+            refusal(new TrackedFile("x")));
+    }
+
     @Test
     void aLambdaIsToBeARemoteFunctionCapturedByTheTasksFunction() {
         final java.util.function.Function<Integer, Integer> f = x -> x + 1;
