@@ -36,12 +36,20 @@ final class LocationValues {
         final String s = path.toString();
         // a name whose bytes are not valid in sun.jnu.encoding (a Latin-1 name listed on a UTF-8 system) has a
         // lossy string, with U+FFFD where those bytes were: Path.of would rebuild another path, maybe another file
-        if (s.indexOf('\uFFFD') >= 0 && !Path.of(s).equals(path)) {
+        if (s.indexOf('\uFFFD') >= 0 && !rebuildsEqual(s, path)) {
             throw new ReducerException("cannot send the path " + s + ": its name holds bytes that are not valid "
                 + System.getProperty("sun.jnu.encoding") + " (shown as U+FFFD), so its string, all that crosses,"
                 + " names another file; rename the file, or send its bytes yourself");
         }
         return s;
+    }
+
+    private static boolean rebuildsEqual(String s, Path path) {
+        try {
+            return Path.of(s).equals(path);
+        } catch (InvalidPathException e) {
+            return false; // U+FFFD itself is not valid in sun.jnu.encoding (ASCII under LC_ALL=C)
+        }
     }
 
     /** @return the handler for exactly {@code java.io.File} or {@code java.net.URI} (by binary name), or {@code null} */

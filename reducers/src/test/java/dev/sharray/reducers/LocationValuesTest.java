@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -123,7 +124,48 @@ class LocationValuesTest {
         }
         assertFalse(Path.of(latin1.toString()).equals(latin1), "premise: its string names another path");
         final ReducerException e = assertThrows(ReducerException.class, () -> R.toBytes(List.of(latin1)));
-        assertTrue(e.getMessage().contains("its name holds bytes that are not valid"), e.getMessage());
+        assertTrue(e.getMessage().contains("its name holds bytes that are not valid UTF-8"), e.getMessage());
+    }
+
+    /** Lists its folder argument, writes the first path, prints what that gave. */
+    static final class AsciiChild {
+        public static void main(String[] args) throws Exception {
+            try (Stream<Path> s = Files.list(Path.of(args[0]))) {
+                final Path p = s.findFirst().orElseThrow();
+                System.out.println(System.getProperty("sun.jnu.encoding"));
+                try {
+                    Reducers.defaults().toBytes(p);
+                    System.out.println("written");
+                } catch (RuntimeException e) {
+                    System.out.println(e.getClass().getName() + ": " + e.getMessage());
+                }
+            }
+        }
+    }
+
+    @Test
+    void soItIsUnderAnAsciiLocaleWhereItsStringIsNoValidPathAtAll(@TempDir Path dir) throws Exception {
+        // under LC_ALL=C sun.jnu.encoding is ASCII: Path.of of the string (U+FFFD in it) throws InvalidPathException,
+        // which escaped toBytes before
+        assertEquals(0, new ProcessBuilder("/bin/sh", "-c", "touch \"$(printf 'caf\\351')\"").directory(dir.toFile())
+            .start().waitFor());
+        final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+            .toString(), "-Xmx64m", "-XX:TieredStopAtLevel=1"));
+        for (String flag : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (flag.startsWith("--")) {
+                cmd.add(flag); // this JVM's --add-exports and the like, which Agrona's buffers need
+            }
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), AsciiChild.class.getName(), dir.toString()));
+        final ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().keySet().removeIf(k -> k.startsWith("LC_") || k.equals("LANG"));
+        pb.environment().put("LC_ALL", "C");
+        final Process p = pb.start();
+        final String[] out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip().split("\n");
+        assertEquals(0, p.waitFor());
+        assertEquals("ANSI_X3.4-1968", out[0]);
+        assertTrue(out[1].startsWith(ReducerException.class.getName() + ": cannot send the path "), out[1]);
+        assertTrue(out[1].contains("its name holds bytes that are not valid ANSI_X3.4-1968"), out[1]);
     }
 
     /** Not the File class itself: it would arrive as a plain File, without what the subclass adds. */
