@@ -12,9 +12,9 @@ import java.util.UUID;
 
 /**
  * The JDK's everyday value classes: {@code Optional} and its primitive variants, {@code UUID}, {@code BigInteger},
- * {@code BigDecimal}, {@code Locale}, {@code Date}, (through {@link TimeValues}) the {@code java.time} values, and (through {@link LocationValues})
- * {@code File} and {@code URI} ({@code Path}, an interface, is matched by the registry). Kept apart, and resolved by
- * class name, so a process that never meets one loads none of these classes.
+ * {@code BigDecimal}, {@code Locale}, {@code Date}, (through {@link TimeValues}) the {@code java.time} values, and
+ * (through {@link LocationValues}) {@code File} and {@code URI} ({@code Path}, an interface, is matched by the
+ * registry). Kept apart, and resolved by class name, so a process that never meets one loads none of these classes.
  */
 final class JdkValues {
     /** {@link Tags#LOCALE}'s forms: the locale's language tag, or its language, country and variant. */

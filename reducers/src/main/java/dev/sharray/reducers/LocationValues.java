@@ -52,7 +52,7 @@ final class LocationValues {
         }
     }
 
-    /** @return the handler for exactly {@code java.io.File} or {@code java.net.URI} (by binary name), or {@code null} */
+    /** @return the handler for exactly {@code java.io.File} or {@code java.net.URI} (a binary name), or {@code null} */
     static Reducers.Handler handler(String name) {
         switch (name) {
             case "java.io.File":
@@ -94,7 +94,8 @@ final class LocationValues {
                 final String s = string(in, "File", at);
                 final int nul = s.indexOf('\0');
                 if (nul >= 0) {
-                    throw new MalformedDataException("invalid File at offset " + at + ": NUL character at index " + nul);
+                    throw new MalformedDataException("invalid File at offset " + at + ": NUL character at index "
+                        + nul);
                 }
                 return new java.io.File(s);
             }

@@ -26,12 +26,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code BigDecimal} (scale kept), and the {@code java.time} values {@code Instant}, {@code Duration},
  * {@code LocalDate}, {@code LocalTime}, {@code LocalDateTime}, {@code OffsetTime}, {@code OffsetDateTime},
  * {@code ZonedDateTime}, {@code ZoneId}/{@code ZoneOffset}, {@code Period}, {@code Year}, {@code YearMonth},
- * {@code MonthDay} ({@code DayOfWeek} and {@code Month} are enums), {@code Path} (of the default file system, any class
- * implementing it: a zip file system's path is refused; rebuilt with {@code Path.of}), {@code File} (that class, not a
- * subclass) and {@code URI}, each as its string, {@code Locale} (script, variant and extensions kept) and
- * {@code java.util.Date} (that class, not {@code java.sql.Timestamp}, as epoch millis); {@link #with(Reducer[])} adds reducers for
- * user types, which take precedence over the built-in handling (a reducer registered for one of the classes above,
- * or for a supertype of it, replaces the built-in handling of that class).
+ * {@code MonthDay} ({@code DayOfWeek} and {@code Month} are enums), {@code Path} (of the default file system, any
+ * class implementing it: a zip file system's path is refused; rebuilt with {@code Path.of}), {@code File} (that class,
+ * not a subclass) and {@code URI}, each as its string, {@code Locale} (script, variant and extensions kept) and
+ * {@code java.util.Date} (that class, not {@code java.sql.Timestamp}, as epoch millis); {@link #with(Reducer[])} adds
+ * reducers for user types, which take precedence over the built-in handling (a reducer registered for one of the
+ * classes above, or for a supertype of it, replaces the built-in handling of that class).
  *
  * <p>Values cross as trees, as copies: a list or small array that appears twice in a value arrives as two
  * equal, separate objects (a large array is shared once, but read back as one heap copy per appearance), and

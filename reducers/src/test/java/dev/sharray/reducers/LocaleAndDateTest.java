@@ -100,8 +100,8 @@ class LocaleAndDateTest {
     @Test
     void anInvalidLanguageTagOrFormIsMalformedData() {
         // forLanguageTag would quietly drop what it cannot parse ("en-US-!!" is en_US): only canonical tags are taken
-        for (String t : new String[] {"en-US-!!", "EN", "en_US", "i-klingon", "", "-", "x", "en--US", "a".repeat(100_000),
-            "de-DE-u-co-phonebk-u-ca-x", "\0"}) {
+        for (String t : new String[] {"en-US-!!", "EN", "en_US", "i-klingon", "", "-", "x", "en--US",
+            "a".repeat(100_000), "de-DE-u-co-phonebk-u-ca-x", "\0"}) {
             final String m = refusal(tag(t));
             assertTrue(m.startsWith("invalid Locale at offset 0: a language tag of " + t.length() + " characters"), m);
         }

@@ -229,7 +229,8 @@ class LocationValuesTest {
         assertEquals("invalid File at offset 0: NUL character at index 0",
             refusal(message(Tags.FILE, w -> w.writeString("\0"))));
         for (String uri : new String[] {"http://[::1", "a b", ":", "%zz", "http://h/\u0000"}) {
-            assertTrue(refusal(message(Tags.URI, w -> w.writeString(uri))).startsWith("invalid URI at offset 0: "), uri);
+            final String m = refusal(message(Tags.URI, w -> w.writeString(uri)));
+            assertTrue(m.startsWith("invalid URI at offset 0: "), m);
         }
         for (byte tag : new byte[] {Tags.PATH, Tags.FILE, Tags.URI}) {
             assertTrue(refusal(message(tag, w -> w.writeString(null))).startsWith("a null "), "tag " + tag);

@@ -65,8 +65,9 @@ class PathArgumentsTest {
                 }
                 return total;
             }, new Path[] {files.get(5), files.get(0)}).get(30, TimeUnit.SECONDS));
-            @SuppressWarnings("deprecation") final List<Object> others = List.of(Locale.forLanguageTag("de-DE-u-co-phonebk"),
-                new Locale("ja", "JP", "JP"), Locale.ROOT, new Date(1_764_806_400_123L), URI.create("s3://bucket/a%20b"));
+            @SuppressWarnings("deprecation") final List<Object> others = List.of(
+                Locale.forLanguageTag("de-DE-u-co-phonebk"), new Locale("ja", "JP", "JP"), Locale.ROOT,
+                new Date(1_764_806_400_123L), URI.create("s3://bucket/a%20b"));
             assertEquals(others, pool.submit((List<Object> xs) -> xs, others).get(30, TimeUnit.SECONDS));
             hostileValuesFailTheirTaskAndTheWorkerLivesOn(pool);
         }
@@ -79,7 +80,8 @@ class PathArgumentsTest {
         // Date cut short
         final byte[][] messages = {value(50, "/tmp/a\0b"), value(51, Integer.MAX_VALUE), value(52, "http://[::1"),
             value(53, (byte) 0, "en-US-!!"), value(54, 1)};
-        final String[] expected = {"invalid Path", "truncated input", "invalid URI", "invalid Locale", "truncated input"};
+        final String[] expected = {"invalid Path", "truncated input", "invalid URI", "invalid Locale",
+            "truncated input"};
         for (int i = 0; i < messages.length; i++) {
             final byte[] arg = messages[i];
             final ExecutionException e = assertThrows(ExecutionException.class,
