@@ -111,6 +111,24 @@ final class Shapes {
         return new long[] {lo, hi};
     }
 
+    /**
+     * The first axis whose stride moves between elements but is not a multiple of {@code itemSize}, or -1: an axis of
+     * one element applies no stride, and a view with no element none at all (NumPy's contiguity flags ignore them too).
+     * Elements that start on a boundary of their size from the data's start stay on one only if every applied stride
+     * keeps them there.
+     */
+    static int misalignedAxis(long[] shape, long[] strides, int itemSize) {
+        if (isEmpty(shape)) {
+            return -1;
+        }
+        for (int i = 0; i < shape.length; i++) {
+            if (shape[i] > 1 && strides[i] % itemSize != 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     static long[] cStrides(long[] shape, int itemSize) {
         long[] strides = new long[shape.length];
         long s = itemSize;

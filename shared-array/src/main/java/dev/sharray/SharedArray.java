@@ -370,23 +370,23 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             + " a pool's workers allow what their parent allowed when the pool was built)");
     }
 
+    /**
+     * The view must lie inside the file's data, each of its elements on a boundary of the view's element size from the
+     * data's start. The view's dtype may differ from the file's: a {@link #viewAs} view reads the same bytes as another
+     * dtype (a FLOAT64 view of a UINT8 file's rows, say), and its descriptor must open in another JVM too.
+     */
     private static void checkFits(Descriptor d, NpyHeader h) {
-        if (d.dtype() != h.dtype) {
-            throw new InvalidDescriptorException("dtype", "descriptor says " + d.dtype() + " but " + d.path()
-                + " holds " + h.dtype);
-        }
-        int item = h.dtype.byteSize();
+        int item = d.dtype().byteSize();
         long dataEnd = h.dataOffset + h.dataBytes();
         if ((d.offset() - h.dataOffset) % item != 0) {
             throw new InvalidDescriptorException("offset", d.offset() + " is not on an element boundary of the data at "
-                + h.dataOffset);
+                + h.dataOffset + " (a multiple of " + item + " bytes from it, for " + d.dtype() + ")");
         }
         long[] strides = d.strides();
-        for (int i = 0; i < strides.length; i++) {
-            if (strides[i] % item != 0) {
-                throw new InvalidDescriptorException("strides", "stride " + strides[i] + " of axis " + i
-                    + " is not a multiple of the element size " + item);
-            }
+        int axis = Shapes.misalignedAxis(d.shape(), strides, item);
+        if (axis >= 0) {
+            throw new InvalidDescriptorException("strides", "stride " + strides[axis] + " of axis " + axis
+                + " is not a multiple of the element size " + item + " of " + d.dtype());
         }
         long[] span = Shapes.span(d.shape(), strides, d.dtype());
         long lo = span == null ? d.offset() : d.offset() + span[0];
@@ -655,6 +655,101 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     }
 
     /**
+     * The same bytes read as another dtype, without a copy: NumPy's {@code a.view(np.uint8)}. Like every view it holds
+     * its own reference, its {@link #descriptor()} opens in another JVM, and writes through either handle are seen by
+     * both.
+     *
+     * <p>The rules are NumPy's for {@code ndarray.view(dtype)}:
+     * <ul>
+     *   <li>the same element size ({@code INT64} as {@code FLOAT64}, {@code INT8} as {@code UINT8}): the shape and
+     *       strides are unchanged;</li>
+     *   <li>another element size: the last axis must be contiguous (its stride is this dtype's size; a last axis of
+     *       length 1, or a view with no element, counts as contiguous) and its byte length a multiple of the new size.
+     *       The last dimension is scaled by the ratio of the sizes ({@code (3, 10)} FLOAT64 as UINT8 is
+     *       {@code (3, 80)}, as FLOAT32 {@code (3, 20)}; {@code (3, 0)} stays {@code (3, 0)}), its stride becomes the
+     *       new size, and the other strides are unchanged. A 0-d view keeps its element size.</li>
+     * </ul>
+     * So a column slice ({@code a.slice(1, 0, n, 2)}) or a transpose is refused, as NumPy refuses it, and rows of a
+     * 2-D array ({@code a.slice(0, r0, r1, 1)}) are fine.
+     *
+     * <p>Beyond NumPy, each element must start on a boundary of the new size counted from the start of the file's
+     * data, as {@link #open(Descriptor)} requires of every view: the view's first byte, and every stride of an axis of
+     * more than one element, must be multiples of the new size. The data of sharray's files starts 64-byte aligned
+     * (NumPy's at least 16-byte) in a page-aligned mapping, so such elements are aligned in memory too. NumPy would make an unaligned view
+     * (a FLOAT64 view of the UINT8 array's columns 4..11, or of rows 12 bytes apart); sharray refuses it. A view with no
+     * element has no first byte: its offset moves down to the nearest boundary of the new size.
+     *
+     * <p>Example: code doubles with the erasure codec, whose stripe is a UINT8 array of k + m rows.
+     * <pre>{@code
+     * try (SharedArray stripe = SharedArray.create(DType.UINT8, k + m, 8 * n);
+     *      SharedArray rows = stripe.slice(0, 0, k, 1);
+     *      SharedArray data = rows.viewAs(DType.FLOAT64)) {   // (k, n) doubles over the data rows
+     *     data.copyFrom(values);                            // k * n doubles, row-major
+     *     codec.encode(stripe);
+     * }
+     * }</pre>
+     *
+     * @param newType the element type to read the bytes as
+     * @return the view; release it when done
+     * @throws IllegalArgumentException naming the shape, strides or offset these rules refuse
+     * @throws IllegalStateException when this handle was released
+     */
+    public SharedArray viewAs(DType newType) {
+        Objects.requireNonNull(newType, "newType");
+        checkAccessible();
+        final int oldSize = dtype.byteSize();
+        final int newSize = newType.byteSize();
+        final long[] newShape = shape.clone();
+        final long[] newStrides = strides.clone();
+        final boolean empty = Shapes.isEmpty(shape);
+        if (newSize != oldSize) {
+            if (shape.length == 0) {
+                throw viewRefused(newType, "a 0-d view keeps its element size (" + oldSize + " bytes), as in NumPy");
+            }
+            final int last = shape.length - 1;
+            if (shape[last] != 1 && !empty && strides[last] != oldSize) {
+                throw viewRefused(newType, "the last axis must be contiguous (stride " + oldSize + ") to change the"
+                    + " element size, but its stride is " + strides[last]);
+            }
+            // fits a long: the byte size of the non-zero dimensions does (Shapes.checkShape), an empty view's too
+            final long lastBytes = shape[last] * oldSize;
+            if (lastBytes % newSize != 0) {
+                throw viewRefused(newType, "the last axis holds " + lastBytes + " bytes (" + shape[last] + " x " + oldSize
+                    + "), not a multiple of the " + newSize + " bytes of a " + newType.name().toLowerCase());
+            }
+            newShape[last] = lastBytes / newSize;
+            newStrides[last] = newSize;
+        }
+        final long dataStart = segment.header.dataOffset;
+        long newOffset = offset;
+        if (empty) {
+            // no element to align, but the offset crosses in the descriptor and open() wants it on a boundary
+            newOffset -= (offset - dataStart) % newSize;
+            try {
+                // (2^61, 0) of UINT8 is (2^61, 0) of FLOAT64, whose non-zero dimensions' byte size a descriptor
+                // cannot carry: refused here, as reshape refuses it, not at descriptor()
+                Shapes.checkShape(newShape, newType);
+            } catch (InvalidDescriptorException e) {
+                throw viewRefused(newType, e.getMessage());
+            }
+        } else if ((offset - dataStart) % newSize != 0) {
+            throw viewRefused(newType, "its offset, byte " + (offset - dataStart) + " of the data, is not a multiple of "
+                + newSize + ": a " + newType.name().toLowerCase() + " there would not start on an element boundary");
+        }
+        final int axis = Shapes.misalignedAxis(newShape, newStrides, newSize);
+        if (axis >= 0) {
+            throw viewRefused(newType, "stride " + newStrides[axis] + " of axis " + axis + " is not a multiple of "
+                + newSize + ": its " + newType.name().toLowerCase() + " elements would not start on element boundaries");
+        }
+        return newView(newType, newShape, newStrides, newOffset);
+    }
+
+    private IllegalArgumentException viewRefused(DType to, String why) {
+        return new IllegalArgumentException("cannot view " + dtype.name().toLowerCase() + " " + Shapes.tuple(shape)
+            + " with strides " + Shapes.tuple(strides) + " as " + to.name().toLowerCase() + ": " + why);
+    }
+
+    /**
      * Another handle on the same view with its own reference: hand it to code that releases it
      * independently (an in-flight task, another thread).
      *
@@ -665,7 +760,6 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     }
 
     private SharedArray view(long[] newShape, long[] newStrides, long newOffset) {
-        checkAccessible();
         if (newOffset != offset && Shapes.isEmpty(newShape)) {
             // An empty view touches no byte, but its offset still crosses in its descriptor, and open() wants it
             // inside the data: select or slice along another axis of an array with a zero-length axis could
@@ -674,11 +768,17 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             // data, so the empty view keeps it, as slice() already did for an axis sliced to nothing.
             newOffset = offset;
         }
+        return newView(dtype, newShape, newStrides, newOffset);
+    }
+
+    /** A new handle with its own reference on this array's file, as {@code type} with this geometry. */
+    private SharedArray newView(DType type, long[] newShape, long[] newStrides, long newOffset) {
+        checkAccessible();
         if (!Segments.tryAddRef(segment)) { // this handle was released by another thread since the check
             throw new IllegalStateException("the array " + segment.dataPath.getFileName() + " was released");
         }
         try {
-            return new SharedArray(segment, dtype, newShape, newStrides, newOffset);
+            return new SharedArray(segment, type, newShape, newStrides, newOffset);
         } catch (RuntimeException | Error e) {
             Segments.release(segment); // the reference just taken belongs to no handle
             throw e;

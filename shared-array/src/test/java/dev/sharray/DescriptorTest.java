@@ -108,7 +108,15 @@ class DescriptorTest {
             assertEquals("strides", field(raw(Descriptor.MAGIC, 1, 6, 0, 0, new long[] {2}, new long[] {-8}, path)));
             assertEquals("strides", field(raw(Descriptor.MAGIC, 1, 6, 0, off, new long[] {2}, new long[] {3}, path)));
             assertEquals("strides", field(raw(Descriptor.MAGIC, 1, 6, 0, off, new long[] {3}, new long[] {Long.MAX_VALUE / 2}, path)));
-            assertEquals("dtype", field(raw(Descriptor.MAGIC, 1, 5, 0, off, new long[] {4}, new long[] {4}, path)));
+            // another dtype than the file's reads the same bytes (a viewAs view), on its own element boundaries
+            try (SharedArray floats = SharedArray.open(Descriptor.fromBytes(
+                     raw(Descriptor.MAGIC, 1, 5, 0, off + 4, new long[] {4}, new long[] {4}, path)))) {
+                a.setDouble(Double.longBitsToDouble(0x3f800000_00000000L), 0, 0);
+                assertEquals(1f, floats.getFloat(0)); // the high half of the first double
+            }
+            assertEquals("offset", field(raw(Descriptor.MAGIC, 1, 4, 0, off + 4, new long[] {4}, new long[] {8}, path)));
+            assertEquals("strides", field(raw(Descriptor.MAGIC, 1, 5, 0, off, new long[] {4}, new long[] {6}, path)));
+            assertEquals("offset", field(raw(Descriptor.MAGIC, 1, 5, 0, off + 4, new long[] {32}, new long[] {4}, path)));
             assertEquals("path", field(raw(Descriptor.MAGIC, 1, 6, 0, off, new long[] {4}, new long[] {8}, "relative.npy")));
             assertEquals("path", field(raw(Descriptor.MAGIC, 1, 6, 0, 0, new long[] {4}, new long[] {1}, "/etc/passwd")));
             byte[] trailing = Arrays.copyOf(good, good.length + 1);
