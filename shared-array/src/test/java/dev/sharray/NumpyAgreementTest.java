@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -229,5 +230,136 @@ class NumpyAgreementTest {
                 assertEquals(6.0, a.sum(), descr);
             }
         }
+    }
+
+    /** One case: a view of one of the test's arrays (NumPy's expression, and sharray's) taken as another dtype. */
+    private record DtypeCase(String numpy, String descr, java.util.function.Function<SharedArray[], List<SharedArray>> view) {
+    }
+
+    @Test
+    void dtypeViewsHaveNumpysShapesStridesAndValuesAndRefuseWhatNumpyRefusesOrLeavesUnaligned() throws Exception {
+        double[] f64 = new double[12];
+        for (int i = 0; i < f64.length; i++) {
+            f64[i] = Math.scalb(i * 1.375 - 5, i - 6);
+        }
+        f64[3] = -0.0;
+        f64[7] = Double.longBitsToDouble(0x7ff0_0000_dead_beefL); // a signalling NaN with a payload
+        int[] i32 = new int[12];
+        for (int i = 0; i < i32.length; i++) {
+            i32[i] = (i % 2 == 0 ? 1 : -1) * 0x0102_0304 * (i + 1);
+        }
+        float[] f32 = new float[24];
+        for (int i = 0; i < f32.length; i++) {
+            f32[i] = i / 3f - 4;
+        }
+        f32[5] = Float.intBitsToFloat(0x7f80_0001);
+        List<DtypeCase> cases = List.of(
+            new DtypeCase("f", "u1", a -> List.of(a[0].retain())),
+            new DtypeCase("f", "i8", a -> List.of(a[0].retain())),
+            new DtypeCase("f", "f4", a -> List.of(a[0].retain())),
+            new DtypeCase("f", "i2", a -> List.of(a[0].retain())),
+            new DtypeCase("f[1:3]", "u1", a -> List.of(a[0].slice(0, 1, 3, 1))),
+            new DtypeCase("f[1]", "f4", a -> List.of(a[0].select(0, 1))),
+            new DtypeCase("f[::-1]", "i2", a -> List.of(a[0].slice(0, 2, -1, -1))),
+            new DtypeCase("f[:, 1:3]", "f4", a -> List.of(a[0].slice(1, 1, 3, 1))),
+            new DtypeCase("f[:, ::2]", "u1", a -> List.of(a[0].slice(1, 0, 4, 2))),   // a column slice
+            new DtypeCase("f.T", "u1", a -> List.of(a[0].transpose())),
+            new DtypeCase("f.T", "i8", a -> List.of(a[0].transpose())),
+            new DtypeCase("f[2, 1, ...]", "u1", a -> chain(a[0].select(0, 2), v -> v.select(0, 1))),
+            new DtypeCase("f[2, 1, ...]", "i8", a -> chain(a[0].select(0, 2), v -> v.select(0, 1))),
+            new DtypeCase("i", "i8", a -> List.of(a[1].retain())),
+            new DtypeCase("i", "u1", a -> List.of(a[1].retain())),
+            new DtypeCase("i", "i2", a -> List.of(a[1].retain())),
+            new DtypeCase("i", "f4", a -> List.of(a[1].retain())),
+            new DtypeCase("i[1]", "f8", a -> List.of(a[1].select(0, 1))),
+            new DtypeCase("i[:, 1:5]", "i8", a -> List.of(a[1].slice(1, 1, 5, 1))),   // NumPy: unaligned
+            new DtypeCase("i[:, 1:4]", "f8", a -> List.of(a[1].slice(1, 1, 4, 1))),   // 12 bytes a row
+            new DtypeCase("g", "f8", a -> List.of(a[2].retain())),
+            new DtypeCase("g", "u1", a -> List.of(a[2].retain())),
+            new DtypeCase("g[1:3]", "f8", a -> List.of(a[2].slice(0, 1, 3, 1))),
+            new DtypeCase("g[1::2]", "f8", a -> List.of(a[2].slice(0, 1, 4, 2))),
+            new DtypeCase("g[::-2]", "i2", a -> List.of(a[2].slice(0, 3, -1, -2))),
+            new DtypeCase("g[:, 1:5]", "f8", a -> List.of(a[2].slice(1, 1, 5, 1))),   // NumPy: unaligned
+            new DtypeCase("g[:, 2:2]", "f8", a -> List.of(a[2].slice(1, 2, 2, 1))),   // an empty last axis
+            new DtypeCase("g[:, :3][:, ::3]", "u1", a -> chain(a[2].slice(1, 0, 3, 1), v -> v.slice(1, 0, 3, 3))));
+        try (SharedArray f = SharedArray.create(DType.FLOAT64, 3, 4);
+             SharedArray i = SharedArray.create(DType.INT32, 2, 6);
+             SharedArray g = SharedArray.create(DType.FLOAT32, 4, 6)) {
+            f.copyFrom(f64);
+            i.copyFrom(i32);
+            g.copyFrom(f32);
+            List<String> args = new java.util.ArrayList<>(List.of(f.path().toString(), i.path().toString(),
+                g.path().toString()));
+            StringBuilder java = new StringBuilder();
+            for (DtypeCase c : cases) {
+                args.add(c.numpy());
+                args.add(c.descr());
+                List<SharedArray> made = c.view().apply(new SharedArray[] {f, i, g});
+                try (SharedArray v = made.get(made.size() - 1).viewAs(DType.fromNumpyDescr(c.descr()))) {
+                    java.append(c.numpy()).append(' ').append(c.descr()).append(": ").append(Shapes.tuple(v.shape()))
+                        .append(' ').append(v.size() == 0 ? "-" : Shapes.tuple(v.strides())).append(' ')
+                        .append(rawBits(v)).append('\n');
+                } catch (IllegalArgumentException e) {
+                    // NumPy makes a view whose elements straddle boundaries (flags.aligned False); sharray refuses it
+                    java.append(c.numpy()).append(' ').append(c.descr()).append(": ")
+                        .append(e.getMessage().contains("element boundar") ? "unaligned" : "refused").append('\n');
+                } finally {
+                    made.forEach(SharedArray::release);
+                }
+            }
+            String numpy = Python.run(String.join("\n",
+                "import sys, numpy as np",
+                "f, i, g = (np.load(p, mmap_mode='r') for p in sys.argv[1:4])",
+                "out = []",
+                "for expr, descr in zip(sys.argv[4::2], sys.argv[5::2]):",
+                "    head = expr + ' ' + descr + ': '",
+                "    try:",
+                "        v = eval(expr).view(np.dtype(descr))",
+                "    except ValueError:",
+                "        out.append(head + 'refused')",
+                "        continue",
+                "    if not v.flags.aligned:",
+                "        out.append(head + 'unaligned')",
+                "        continue",
+                "    tup = lambda t: '(' + ', '.join(map(str, t)) + (',)' if len(t) == 1 else ')')",
+                "    bits = v.view('u%d' % v.itemsize).ravel()",
+                "    out.append(head + tup(v.shape) + ' ' + ('-' if v.size == 0 else tup(v.strides)) + ' '",
+                "               + ' '.join('%x' % x for x in bits))",
+                "print('\\n'.join(out))"), args.toArray(new String[0]));
+            assertEquals(numpy, java.toString().trim());
+            assertTrue(numpy.contains("f[:, ::2] u1: refused") && numpy.contains("i[:, 1:5] i8: unaligned")
+                && numpy.contains("g[:, 2:2] f8: (4, 0) -"), numpy);
+            assertEquals(1, SharedArrays.localReferences(f));
+        }
+    }
+
+    /** A view and the one made from it, both to release. */
+    private static List<SharedArray> chain(SharedArray first, java.util.function.UnaryOperator<SharedArray> then) {
+        try {
+            return List.of(first, then.apply(first));
+        } catch (RuntimeException e) {
+            first.release();
+            throw e;
+        }
+    }
+
+    /** The view's elements in row-major order as hex of their raw bits, as unsigned as NumPy prints them. */
+    private static String rawBits(SharedArray v) {
+        StringBuilder sb = new StringBuilder();
+        long[] shape = v.shape();
+        long[] idx = new long[shape.length];
+        long mask = v.dtype().byteSize() == 8 ? -1L : (1L << (8 * v.dtype().byteSize())) - 1;
+        for (long n = 0; n < v.size(); n++) {
+            long bits = switch (v.dtype()) {
+                case FLOAT64 -> Double.doubleToRawLongBits(v.getDouble(idx));
+                case FLOAT32 -> Float.floatToRawIntBits(v.getFloat(idx));
+                default -> v.getLong(idx);
+            };
+            sb.append(n == 0 ? "" : " ").append(Long.toHexString(bits & mask));
+            for (int d = shape.length - 1; d >= 0 && ++idx[d] == shape[d]; d--) {
+                idx[d] = 0;
+            }
+        }
+        return sb.toString();
     }
 }
