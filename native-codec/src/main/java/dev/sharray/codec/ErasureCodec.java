@@ -24,7 +24,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *       during the call fails in the closing thread (JDK 17's incubating resource scopes and the arenas of
  *       JDK 21+, with the project's JVM flags);</li>
  *   <li>a {@code SharedArray} of dtype UINT8 and shape {@code (k + m, shardLength)}, contiguous,
- *       processed in place (raw addresses go straight to the kernels, nothing is copied).</li>
+ *       processed in place (raw addresses go straight to the kernels, nothing is copied). Data of another dtype is
+ *       written and read through a view of the data rows, {@code stripe.slice(0, 0, k, 1).viewAs(DType.FLOAT64)}
+ *       (a {@code shardLength} that is a multiple of 8), without a copy.</li>
  * </ul>
  *
  * <p>Instances are immutable and thread-safe: kernels are stateless, encode tables are built once

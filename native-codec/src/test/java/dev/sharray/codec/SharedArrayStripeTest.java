@@ -94,6 +94,52 @@ class SharedArrayStripeTest {
         }
     }
 
+    @Test
+    void doublesWrittenThroughAFloat64ViewOfTheDataRowsAreCodedAndRebuiltBitForBit() {
+        int k = 5;
+        int m = 3;
+        int n = 1_000; // doubles per shard: 8,000-byte rows
+        double[] values = new double[k * n];
+        Random rnd = new Random(23);
+        for (int i = 0; i < values.length; i++) {
+            values[i] = Double.longBitsToDouble(rnd.nextLong()); // every bit pattern: NaN payloads, subnormals, -0.0
+        }
+        for (ErasureCodec codec : Codecs.all(k, m, Matrix.VANDERMONDE)) {
+            try (SharedArray stripe = SharedArray.create(DType.UINT8, k + m, 8L * n);
+                 SharedArray dataRows = stripe.slice(0, 0, k, 1);
+                 SharedArray data = dataRows.viewAs(DType.FLOAT64)) {
+                assertArrayEquals(new long[] {k, n}, data.shape());
+                data.copyFrom(values);
+                codec.encode(stripe);
+                byte[][] expected = new byte[k + m][];
+                byte[] all = stripe.toByteArray();
+                for (int i = 0; i < k + m; i++) {
+                    expected[i] = Arrays.copyOfRange(all, i * 8 * n, (i + 1) * 8 * n);
+                }
+                byte[][] reference = Codecs.copy(expected);
+                ReferenceCodec.encode(Matrix.VANDERMONDE, k, m, reference);
+                for (int j = k; j < k + m; j++) {
+                    assertArrayEquals(reference[j], expected[j], codec + ": parity row " + j + " of the doubles' bytes");
+                }
+                for (int lost : new int[] {2, k + 1}) { // a data row and a parity row
+                    try (SharedArray row = stripe.select(0, lost)) {
+                        row.copyFrom(new byte[8 * n]);
+                    }
+                }
+                assertEquals(0.0, data.getDouble(2, n - 1), "the data row is zero before the rebuild");
+                boolean[] present = new boolean[k + m];
+                Arrays.fill(present, true);
+                present[2] = false;
+                present[k + 1] = false;
+                codec.reconstruct(stripe, present);
+                long[] rebuilt = Arrays.stream(data.toDoubleArray()).mapToLong(Double::doubleToRawLongBits).toArray();
+                assertArrayEquals(Arrays.stream(values).mapToLong(Double::doubleToRawLongBits).toArray(), rebuilt,
+                    codec + ": the doubles bit for bit");
+                assertRows(expected, stripe, codec + " after reconstruct");
+            }
+        }
+    }
+
     /** The worker side of the test: opens each descriptor it is sent and codes it in place. */
     public static void main(String[] args) throws Exception {
         java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
