@@ -675,9 +675,10 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      * <p>Beyond NumPy, each element must start on a boundary of the new size counted from the start of the file's
      * data, as {@link #open(Descriptor)} requires of every view: the view's first byte, and every stride of an axis of
      * more than one element, must be multiples of the new size. The data of sharray's files starts 64-byte aligned
-     * (NumPy's at least 16-byte) in a page-aligned mapping, so such elements are aligned in memory too. NumPy would make an unaligned view
-     * (a FLOAT64 view of the UINT8 array's columns 4..11, or of rows 12 bytes apart); sharray refuses it. A view with no
-     * element has no first byte: its offset moves down to the nearest boundary of the new size.
+     * (NumPy's at least 16-byte) in a page-aligned mapping, so such elements are aligned in memory too. NumPy would
+     * make an unaligned view (a FLOAT64 view of the UINT8 array's columns 4..11, or of rows 12 bytes apart); sharray
+     * refuses it. A view with no element has no first byte: its offset moves down to the nearest boundary of the new
+     * size.
      *
      * <p>Example: code doubles with the erasure codec, whose stripe is a UINT8 array of k + m rows.
      * <pre>{@code
@@ -714,8 +715,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             // fits a long: the byte size of the non-zero dimensions does (Shapes.checkShape), an empty view's too
             final long lastBytes = shape[last] * oldSize;
             if (lastBytes % newSize != 0) {
-                throw viewRefused(newType, "the last axis holds " + lastBytes + " bytes (" + shape[last] + " x " + oldSize
-                    + "), not a multiple of the " + newSize + " bytes of a " + newType.name().toLowerCase());
+                throw viewRefused(newType, "the last axis holds " + lastBytes + " bytes (" + shape[last] + " x "
+                    + oldSize + "), not a multiple of the " + newSize + " bytes of a " + newType.name().toLowerCase());
             }
             newShape[last] = lastBytes / newSize;
             newStrides[last] = newSize;
@@ -733,13 +734,14 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                 throw viewRefused(newType, e.getMessage());
             }
         } else if ((offset - dataStart) % newSize != 0) {
-            throw viewRefused(newType, "its offset, byte " + (offset - dataStart) + " of the data, is not a multiple of "
-                + newSize + ": a " + newType.name().toLowerCase() + " there would not start on an element boundary");
+            throw viewRefused(newType, "its offset, byte " + (offset - dataStart) + " of the data, is not a multiple"
+                + " of " + newSize + ": a " + newType.name().toLowerCase() + " there would not start on an element boundary");
         }
         final int axis = Shapes.misalignedAxis(newShape, newStrides, newSize);
         if (axis >= 0) {
             throw viewRefused(newType, "stride " + newStrides[axis] + " of axis " + axis + " is not a multiple of "
-                + newSize + ": its " + newType.name().toLowerCase() + " elements would not start on element boundaries");
+                + newSize + ": its " + newType.name().toLowerCase() + " elements would not start on element"
+                + " boundaries");
         }
         return newView(newType, newShape, newStrides, newOffset);
     }
