@@ -91,6 +91,8 @@ public final class ProcessPool implements AutoCloseable {
     private final ThreadLocal<ArgumentEncoder> encoders;
     /** Shared copies of heap arguments kept for the next call (see {@link Builder#copyCacheBytes}). */
     private final CopyCache copies;
+    /** Test hook: tasks per message for the next map calls, 0 in use (see {@link #tasksPerMessage}). */
+    private volatile int tasksPerMessage;
 
     private ProcessPool(Config config) {
         this.config = config;
@@ -297,7 +299,8 @@ public final class ProcessPool implements AutoCloseable {
                 };
             }
             // tasks of a call whose function the workers cache may share messages (see TaskGrouping)
-            grouping = encoded.id != 0 || encoded.mapId != 0 ? new TaskGrouping(TASK_NANOS.get(fn.getClass()).get()) : null;
+            grouping = encoded.id != 0 || encoded.mapId != 0
+                ? new TaskGrouping(TASK_NANOS.get(fn.getClass()).get(), tasksPerMessage) : null;
             final Task.Batch batch = new Task.Batch(args.size(), release, grouping);
             for (T arg : args) {
                 tasks.add(newTask(encoded, arg, config.taskTimeout, batch, sharing, tasks.size()));
@@ -448,6 +451,20 @@ public final class ProcessPool implements AutoCloseable {
     /** @return how many messages carried more than one task, since the pool started (for tests) */
     long groupsSent() {
         return dispatcher.groupsSent();
+    }
+
+    /** @return how many tasks were sent to a worker but never started there and were queued again (for tests) */
+    long tasksRequeued() {
+        return dispatcher.tasksRequeued();
+    }
+
+    /**
+     * Test hook: the tasks of the next map calls whose function the workers cache travel {@code n} per message
+     * (2 to {@link TaskGrouping#MAX_TASKS}) from the first, whatever their measured time, which on a busy machine
+     * can keep tiny tasks one per message for a whole call; 0 restores the measured sizes.
+     */
+    void tasksPerMessage(int n) {
+        tasksPerMessage = TaskGrouping.checkedFixedSize(n);
     }
 
     /** Test hook: whether the result thread sleeps on its doorbell, or is about to. */

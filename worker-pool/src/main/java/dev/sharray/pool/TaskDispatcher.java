@@ -300,6 +300,11 @@ final class TaskDispatcher {
         return groupsSent.get();
     }
 
+    /** @return how many tasks were sent but never started and were queued again (for tests) */
+    long tasksRequeued() {
+        return queue.requeued();
+    }
+
     /** @return the worker that last ran argument position {@code position} of a placed map call, 0 if none (for tests) */
     int workerForPosition(int position) {
         return queue.workerFor(position);

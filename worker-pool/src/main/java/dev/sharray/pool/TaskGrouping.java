@@ -29,10 +29,34 @@ final class TaskGrouping {
     private volatile long meanNanos;
     /** The same function's mean task time in its previous call, 0 when unknown. */
     private final long priorMeanNanos;
+    /** Test hook: tasks per message whatever the measured time, 0 in use (sizes from the measured time). */
+    private final int fixedSize;
 
     /** @param priorMeanNanos the function's mean task time in its previous call, 0 when unknown */
     TaskGrouping(long priorMeanNanos) {
+        this(priorMeanNanos, 0);
+    }
+
+    /**
+     * @param priorMeanNanos the function's mean task time in its previous call, 0 when unknown
+     * @param fixedSize      0 in use; for tests, 2 to {@link #MAX_TASKS}: every message of the call carries that
+     *                       many tasks (fewer when fewer are queued), from its first dispatch, as if its tasks were
+     *                       measured tiny, since measured times on a busy machine decide nothing a test can rely on
+     */
+    TaskGrouping(long priorMeanNanos, int fixedSize) {
         this.priorMeanNanos = priorMeanNanos;
+        this.fixedSize = checkedFixedSize(fixedSize);
+    }
+
+    /**
+     * @return {@code fixedSize}, checked as for {@link #TaskGrouping(long, int)}
+     * @throws IllegalArgumentException when it is neither 0 nor 2 to {@link #MAX_TASKS}
+     */
+    static int checkedFixedSize(int fixedSize) {
+        if (fixedSize != 0 && (fixedSize < 2 || fixedSize > MAX_TASKS)) {
+            throw new IllegalArgumentException("fixed group size must be 0 or 2 to " + MAX_TASKS + ", was " + fixedSize);
+        }
+        return fixedSize;
     }
 
     /** @return the call's mean task time in nanoseconds so far, 0 before its first answer */
@@ -58,6 +82,9 @@ final class TaskGrouping {
      *         a group of long tasks sent on a stale guess would unbalance the call.)
      */
     boolean tasksOutlastTarget() {
+        if (fixedSize != 0) {
+            return false;
+        }
         final long m = meanNanos;
         return (m != 0 ? m : priorMeanNanos) >= TARGET_NANOS;
     }
@@ -68,6 +95,9 @@ final class TaskGrouping {
      * @return how many tasks the next message should carry, at least 1
      */
     int size(int remaining, int workers) {
+        if (fixedSize != 0) {
+            return fixedSize;
+        }
         final long m = meanNanos;
         if (m == 0) {
             return 1;

@@ -3,6 +3,7 @@ package dev.sharray.pool;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.IntPredicate;
 
@@ -20,6 +21,8 @@ final class TaskQueue {
     private final ConcurrentLinkedDeque<Task> tasks = new ConcurrentLinkedDeque<>();
     /** Which worker ran each argument position of recent map calls. */
     private final TaskPlacement placement = new TaskPlacement();
+    /** Tasks put back by {@link #requeueUnstarted} (for tests). */
+    private final AtomicLong requeued = new AtomicLong();
 
     void offer(Task t) {
         tasks.offer(t);
@@ -167,5 +170,11 @@ final class TaskQueue {
         for (int i = unstarted.size() - 1; i >= 0; i--) {
             tasks.offerFirst(unstarted.get(i));
         }
+        requeued.addAndGet(unstarted.size());
+    }
+
+    /** @return how many tasks were sent but never started and put back (see {@link #requeueUnstarted}) */
+    long requeued() {
+        return requeued.get();
     }
 }

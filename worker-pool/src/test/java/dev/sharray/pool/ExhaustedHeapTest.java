@@ -1,7 +1,11 @@
 package dev.sharray.pool;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -9,6 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -51,12 +56,16 @@ class ExhaustedHeapTest {
         }
     }
 
+    /** The positions of {@link #theTasksAfterOneThatRanOutOfHeapInTheSameMessageRunOnTheReplacement}'s tasks that run out of heap. */
+    private static final List<Integer> OUT_OF_HEAP_AT = List.of(110, 150, 190);
+
     /**
-     * Returns its argument, and runs out of heap for 110, 150 and 190 (one class for both calls: the second is
-     * grouped; three of them, so that one at least is unlikely to be the last of its message).
+     * Appends "argument pid" to {@code runs} (so the test sees which worker ran each task, and that none ran twice),
+     * then returns its argument, or runs out of heap for 110, 150 and 190.
      */
-    private static RemoteFunction<Integer, Integer> outOfHeapAt110To190() {
+    private static RemoteFunction<Integer, Integer> loggedOutOfHeapAt110To190(String runs) {
         return x -> {
+            Files.writeString(Path.of(runs), x + " " + ProcessHandle.current().pid() + "\n", StandardOpenOption.APPEND);
             if (x == 110 || x == 150 || x == 190) {
                 final long[] tooLarge = new long[1 << 30];
                 return tooLarge.length;
@@ -66,27 +75,54 @@ class ExhaustedHeapTest {
     }
 
     @Test
-    void theTasksAfterOneThatRanOutOfHeapInTheSameMessageRunOnTheReplacement() throws Exception {
+    void theTasksAfterOneThatRanOutOfHeapInTheSameMessageRunOnTheReplacement(@TempDir Path tmp) throws Exception {
+        final int n = 200;
+        final String runs = Files.createTempFile(tmp, "runs", ".txt").toString();
         try (ProcessPool pool = ProcessPool.builder().workers(1).heapSize("64m").build()) {
-            final List<Integer> warm = new ArrayList<>();
-            for (int i = 0; i < 100; i++) {
-                warm.add(i);
-            }
-            assertEquals(warm, pool.map(outOfHeapAt110To190(), warm)); // measures the function's tasks as short
-            final long groupsBefore = pool.groupsSent();
+            // Every message carries every task queued, so each task after one that runs out of heap is in that one's
+            // message (the pool is idle when the call queues its tasks, and a worker gets its next message only when
+            // it has answered the last, so every message is formed with all of them queued). Not left to the measured
+            // task time: on a busy machine the parent's delays in seeing answers
+            // can measure these tiny tasks at over TaskGrouping.TARGET_NANOS for a whole call, and then each goes alone.
+            assertTrue(n <= TaskGrouping.MAX_TASKS);
+            pool.tasksPerMessage(TaskGrouping.MAX_TASKS);
+            final long workerPid = pool.workerPids().get(0);
             final List<Integer> args = new ArrayList<>();
-            for (int i = 0; i < 300; i++) {
+            for (int i = 0; i < n; i++) {
                 args.add(i);
             }
-            final RemoteTaskException e = assertThrows(RemoteTaskException.class, () -> pool.map(outOfHeapAt110To190(), args));
-            assertTrue(pool.groupsSent() > groupsBefore, "tasks went several per message");
-            assertEquals(OutOfMemoryError.class.getName(), e.remoteClassName(), e.getMessage());
+            final RemoteTaskException e = assertThrows(RemoteTaskException.class,
+                () -> pool.map(loggedOutOfHeapAt110To190(runs), args));
+            assertTrue(pool.groupsSent() > 0, "tasks went several per message");
             // the worker stopped in the middle of its message: the tasks after the one that ran out of heap never
-            // started there, and must not fail as crashes (each would be a suppressed failure of the call)
+            // started there and were queued again, and must not fail as crashes (each would be a suppressed failure
+            // of the call)
+            long after = 0;
+            for (int p : OUT_OF_HEAP_AT) {
+                after += n - 1 - p;
+            }
+            assertEquals(after, pool.tasksRequeued(), "tasks sent behind one that ran out of heap, queued again");
+            assertEquals(OutOfMemoryError.class.getName(), e.remoteClassName(), e.getMessage());
             assertEquals(2, e.getSuppressed().length, () -> "other failures: " + List.of(e.getSuppressed()));
             for (Throwable other : e.getSuppressed()) {
                 assertEquals(OutOfMemoryError.class.getName(), assertInstanceOf(RemoteTaskException.class, other).remoteClassName());
             }
+            // each task ran once, in order, on one worker until a task ran it out of heap and on its replacement after
+            final List<String> lines = Files.readAllLines(Path.of(runs));
+            assertEquals(n, lines.size(), "task runs");
+            long pid = workerPid;
+            final List<Long> pids = new ArrayList<>(List.of(pid));
+            for (int i = 0; i < n; i++) {
+                final String[] run = lines.get(i).split(" ");
+                assertEquals(i, Integer.parseInt(run[0]), "task run " + i);
+                if (i > 0 && OUT_OF_HEAP_AT.contains(i - 1)) {
+                    assertFalse(pids.contains(Long.parseLong(run[1])), "task " + i + " ran on a worker that ran out of heap");
+                    pid = Long.parseLong(run[1]);
+                    pids.add(pid);
+                }
+                assertEquals(pid, Long.parseLong(run[1]), "the worker of task " + i);
+            }
+            assertEquals(List.of(pid), pool.workerPids());
             assertEquals(List.of(2, 3), pool.map((Integer x) -> x + 1, List.of(1, 2)));
         }
     }

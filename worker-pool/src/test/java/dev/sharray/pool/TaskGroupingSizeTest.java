@@ -2,6 +2,7 @@ package dev.sharray.pool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -37,5 +38,19 @@ class TaskGroupingSizeTest {
         g.answered(TaskGrouping.TARGET_NANOS);
         assertTrue(g.tasksOutlastTarget());
         assertEquals(1, g.size(Integer.MAX_VALUE, 1));
+    }
+
+    /** The test hook ProcessPool.tasksPerMessage: a fixed size whatever was measured, never a queue-behind. */
+    @Test
+    void aFixedSizeHoldsWhateverWasMeasured() {
+        final TaskGrouping g = new TaskGrouping(2 * TaskGrouping.TARGET_NANOS, 5);
+        assertEquals(5, g.size(1_000_000, 2), "before the first answer");
+        assertFalse(g.tasksOutlastTarget(), "a long prior does not queue tasks behind running ones");
+        g.answered(10 * TaskGrouping.TARGET_NANOS);
+        assertEquals(5, g.size(1_000_000, 2), "after a long answer");
+        assertFalse(g.tasksOutlastTarget());
+        assertEquals(0, TaskGrouping.checkedFixedSize(0));
+        assertThrows(IllegalArgumentException.class, () -> TaskGrouping.checkedFixedSize(1));
+        assertThrows(IllegalArgumentException.class, () -> TaskGrouping.checkedFixedSize(TaskGrouping.MAX_TASKS + 1));
     }
 }
