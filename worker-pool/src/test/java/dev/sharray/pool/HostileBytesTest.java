@@ -103,30 +103,13 @@ class HostileBytesTest {
         assertEquals(3, pool.submit((Integer x) -> x + 1, 2).get(30, TimeUnit.SECONDS));
     }
 
-    /** Bytes of one value: {@code tag}, then little-endian ints and the given raw bytes as {@code parts} say. */
-    private static byte[] value(int tag, Object... parts) {
-        final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(256).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        b.put((byte) tag);
-        for (Object part : parts) {
-            if (part instanceof Integer i) {
-                b.putInt(i);
-            } else if (part instanceof Byte x) {
-                b.put(x);
-            } else {
-                final byte[] text = ((String) part).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                b.putInt(text.length).put(text);
-            }
-        }
-        return java.util.Arrays.copyOf(b.array(), b.position());
-    }
-
     @Test
     void hostileArraysAndDatesFailTheirTaskClearlyAndTheWorkerLivesOn() throws Exception {
         final byte[] fn = FunctionCodec.encode((Object x) -> String.valueOf(x), Reducers.defaults(), null).bytes;
         // tag 29 (an array of references) of a class no reducer writes; tag 39 (a LocalDate) of month 13; tag 35 (a
         // BigInteger) claiming 2 GB
-        final byte[][] messages = {value(29, "java.lang.Thread", 0), value(39, 2026, (byte) 13, (byte) 1),
-            value(35, Integer.MAX_VALUE, (byte) 1)};
+        final byte[][] messages = {ValueBytes.of(29, "java.lang.Thread", 0),
+            ValueBytes.of(39, 2026, (byte) 13, (byte) 1), ValueBytes.of(35, Integer.MAX_VALUE, (byte) 1)};
         final String[] expected = {"an array of java.lang.Thread cannot cross", "invalid LocalDate", "does not fit"};
         for (int i = 0; i < messages.length; i++) {
             final byte[] arg = messages[i];

@@ -8,13 +8,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.net.URI;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Date;
 import java.util.List;
 import java.util.Locale;
@@ -78,8 +74,8 @@ class PathArgumentsTest {
             FunctionCodec.encode((Object x) -> String.valueOf(x), Reducers.defaults(), null).bytes);
         // tags 50-54: a Path holding NUL, a File claiming 2 GB, a malformed URI, a non-canonical language tag, a
         // Date cut short
-        final byte[][] messages = {value(50, "/tmp/a\0b"), value(51, Integer.MAX_VALUE), value(52, "http://[::1"),
-            value(53, (byte) 0, "en-US-!!"), value(54, 1)};
+        final byte[][] messages = {ValueBytes.of(50, "/tmp/a\0b"), ValueBytes.of(51, Integer.MAX_VALUE),
+            ValueBytes.of(52, "http://[::1"), ValueBytes.of(53, (byte) 0, "en-US-!!"), ValueBytes.of(54, 1)};
         final String[] expected = {"invalid Path", "truncated input", "invalid URI", "invalid Locale",
             "truncated input"};
         for (int i = 0; i < messages.length; i++) {
@@ -92,22 +88,5 @@ class PathArgumentsTest {
         }
         assertEquals("/tmp/ok", pool.submit((Object x) -> String.valueOf(x), (Object) Path.of("/tmp/ok"))
             .get(30, TimeUnit.SECONDS));
-    }
-
-    /** Bytes of one value: {@code tag}, then little-endian ints, bytes, and length-prefixed UTF-8 strings. */
-    private static byte[] value(int tag, Object... parts) {
-        final ByteBuffer b = ByteBuffer.allocate(256).order(ByteOrder.LITTLE_ENDIAN);
-        b.put((byte) tag);
-        for (Object part : parts) {
-            if (part instanceof Integer i) {
-                b.putInt(i);
-            } else if (part instanceof Byte x) {
-                b.put(x);
-            } else {
-                final byte[] text = ((String) part).getBytes(StandardCharsets.UTF_8);
-                b.putInt(text.length).put(text);
-            }
-        }
-        return Arrays.copyOf(b.array(), b.position());
     }
 }
