@@ -75,6 +75,22 @@ class MappedRegionTest {
     }
 
     @Test
+    void aShorterFileIsGrownToTheRegionsLength() throws IOException {
+        final Path file = dir.resolve("short");
+        Files.write(file, new byte[100]);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            final MappedRegion region = MappedRegion.map(ch, LENGTH);
+            try {
+                assertEquals(LENGTH, Files.size(file), "no page of the region lies past the file's end");
+                new UnsafeBuffer(region.address(), LENGTH).putByte(LENGTH - 1, (byte) 7); // would be SIGBUS past the end
+            } finally {
+                region.unmap();
+            }
+        }
+        assertEquals(7, Files.readAllBytes(file)[LENGTH - 1]);
+    }
+
+    @Test
     void lengthsOutOfRangeAreRefusedAndMapNothing() throws IOException {
         final Path file = file("lengths");
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
