@@ -70,7 +70,7 @@ final class ReleasedRanges {
             region.unmap();
             return;
         }
-        keep(new Range(region.address(), pages, () -> region.unmapThroughLibc(pages)));
+        keep(new Range(region.address(), pages, region::unmapReserved));
     }
 
     private static boolean mapOver(long address, long pages) {

@@ -6,7 +6,7 @@ import java.nio.channels.FileChannel;
 
 /**
  * {@link SegmentMapper} on JDK 22 and later. Each region gets its own shared arena, so that closing it unmaps that
- * region only, from any thread; nothing unmaps it but that close or {@link MappedRegion#unmapThroughLibc}.
+ * region only, from any thread; nothing unmaps it but that close or {@link MappedRegion#unmapReserved}.
  */
 final class ArenaSegmentMapper implements SegmentMapper {
     /** For {@link SegmentMapper#find}. */
