@@ -62,7 +62,7 @@ public final class ProcessPool implements AutoCloseable {
     private static final AtomicInteger POOL_SEQ = new AtomicInteger();
     /** The longest timeout that gets a deadline (~146 years); a longer one is none (see checkedTimeout). */
     private static final Duration LONGEST_TIMEOUT = Duration.ofNanos(Long.MAX_VALUE / 2);
-    /** Per function class: the mean task time of its latest map call, 0 before one was measured (see TaskGrouping). */
+    /** Per function class: the task time its latest map call measured, 0 before one was measured (see TaskGrouping). */
     private static final ClassValue<AtomicLong> TASK_NANOS = new ClassValue<>() {
         @Override
         protected AtomicLong computeValue(Class<?> type) {
@@ -326,8 +326,8 @@ public final class ProcessPool implements AutoCloseable {
         try {
             return collect(tasks);
         } finally {
-            if (grouping != null && grouping.meanNanos() != 0) {
-                TASK_NANOS.get(fn.getClass()).set(grouping.meanNanos());
+            if (grouping != null && grouping.taskNanos() != 0) {
+                TASK_NANOS.get(fn.getClass()).set(grouping.taskNanos());
             }
         }
     }
@@ -451,6 +451,11 @@ public final class ProcessPool implements AutoCloseable {
     /** @return how many messages carried more than one task, since the pool started (for tests) */
     long groupsSent() {
         return dispatcher.groupsSent();
+    }
+
+    /** @return messages of tasks sent to workers (of one task or several) since the pool started (for probes) */
+    long messagesSent() {
+        return dispatcher.messagesSent();
     }
 
     /** @return how many tasks were sent to a worker but never started there and were queued again (for tests) */

@@ -26,6 +26,7 @@ final class TaskDispatcher {
     private final Consumer<Task> finishCancelled;
     private final IntPredicate currentWorker;
     private final AtomicLong groupsSent = new AtomicLong();
+    private final AtomicLong messagesSent = new AtomicLong();
     private final AtomicLong tasksQueuedBehind = new AtomicLong();
     /** Set once every worker has died and no replacement could be started: tasks then fail at once. */
     private volatile IllegalStateException noWorkers;
@@ -182,8 +183,11 @@ final class TaskDispatcher {
                 if (state.closed()) {
                     cancelPending();
                 }
-            } else if (sent && group) {
-                groupsSent.incrementAndGet();
+            } else if (sent) {
+                messagesSent.incrementAndGet();
+                if (group) {
+                    groupsSent.incrementAndGet();
+                }
             }
         }
     }
@@ -298,6 +302,11 @@ final class TaskDispatcher {
     /** @return how many messages carried more than one task (for tests) */
     long groupsSent() {
         return groupsSent.get();
+    }
+
+    /** @return how many messages of tasks were sent, of one task or several, queued-behind ones aside (for probes) */
+    long messagesSent() {
+        return messagesSent.get();
     }
 
     /** @return how many tasks were sent but never started and were queued again (for tests) */

@@ -6,11 +6,16 @@ package dev.sharray.pool;
  * microseconds on a small machine: for tiny tasks that is most of the cost, as joblib's auto-batching
  * found for Python. A group is sized from the call's measured time per task so it runs for about
  * {@link #TARGET_NANOS}, and to at most an eighth of a worker's share of the tasks left, so the call's end
- * stays balanced. Tasks that take longer than the target, and all tasks until the first answer, go alone.
+ * stays balanced, unless that would run shorter than {@link #MIN_GROUP_NANOS}. Tasks that take longer than
+ * the target, and all tasks until the first answer, go alone.
  * The time per task is measured per message, from its sending to its last answer: the parent's own
  * delays in seeing answers (a descheduled thread, a burst of results read at once) are spread over the
- * group instead of inflating single tasks. The worker runs a group's tasks one after the other and
- * answers each on its own.
+ * group instead of inflating single tasks. The call's task time is the median of its last
+ * {@link #SAMPLES} messages: the errors are one-sided (a message never looks faster than its tasks ran),
+ * and the large ones come alone, such as a cold worker's first task (tens of milliseconds for a
+ * microsecond task) or the parent descheduled while a task ran alone, so a median ignores them where a
+ * moving mean kept tiny tasks one per message for dozens of answers after each. The worker runs a
+ * group's tasks one after the other and answers each on its own.
  */
 final class TaskGrouping {
     /**
@@ -18,6 +23,12 @@ final class TaskGrouping {
      * answers (up to a scheduler slice on a busy machine), short enough to keep the call's end balanced.
      */
     static final long TARGET_NANOS = 1_000_000;
+    /**
+     * A group may run this long even past an eighth of a worker's share: the imbalance it can leave at the
+     * call's end is then about what one more round trip would cost (a worker spins ~50 us before it parks),
+     * where a call of a few hundred tiny tasks used to end in dozens of one-task messages.
+     */
+    static final long MIN_GROUP_NANOS = 50_000;
     /** The most tasks in one message. */
     static final int MAX_TASKS = 256;
     /** Tasks with a larger encoded argument go alone (big arguments are not what grouping is for). */
@@ -25,26 +36,39 @@ final class TaskGrouping {
     /** The most argument bytes in one message, so a group fits one ring record. */
     static final int MAX_GROUP_BYTES = 64 * 1024;
 
-    /** Moving mean of the call's task times in nanoseconds, 0 before the first answer. */
-    private volatile long meanNanos;
-    /** The same function's mean task time in its previous call, 0 when unknown. */
-    private final long priorMeanNanos;
+    /**
+     * Messages whose times per task the estimate takes the median of: odd, and large enough that two
+     * outliers among them (each of a pool's two workers starting cold) change nothing, small enough that
+     * tasks which really grew longer are seen after three messages.
+     */
+    static final int SAMPLES = 5;
+
+    /** Median of the call's last {@link #SAMPLES} times per task in nanoseconds, 0 before the first answer. */
+    private volatile long taskNanos;
+    /** The last {@link #SAMPLES} times per task, a ring written under the pump lock (one writer). */
+    private final long[] recent = new long[SAMPLES];
+    /** Scratch for the median, so an answer allocates nothing. */
+    private final long[] sorted = new long[SAMPLES];
+    /** Answers so far (the ring's next slot is this modulo {@link #SAMPLES}). */
+    private long answers;
+    /** The same function's task time in its previous call, 0 when unknown. */
+    private final long priorTaskNanos;
     /** Test hook: tasks per message whatever the measured time, 0 in use (sizes from the measured time). */
     private final int fixedSize;
 
-    /** @param priorMeanNanos the function's mean task time in its previous call, 0 when unknown */
-    TaskGrouping(long priorMeanNanos) {
-        this(priorMeanNanos, 0);
+    /** @param priorTaskNanos the function's task time in its previous call, 0 when unknown */
+    TaskGrouping(long priorTaskNanos) {
+        this(priorTaskNanos, 0);
     }
 
     /**
-     * @param priorMeanNanos the function's mean task time in its previous call, 0 when unknown
+     * @param priorTaskNanos the function's task time in its previous call, 0 when unknown
      * @param fixedSize      0 in use; for tests, 2 to {@link #MAX_TASKS}: every message of the call carries that
      *                       many tasks (fewer when fewer are queued), from its first dispatch, as if its tasks were
      *                       measured tiny, since measured times on a busy machine decide nothing a test can rely on
      */
-    TaskGrouping(long priorMeanNanos, int fixedSize) {
-        this.priorMeanNanos = priorMeanNanos;
+    TaskGrouping(long priorTaskNanos, int fixedSize) {
+        this.priorTaskNanos = priorTaskNanos;
         this.fixedSize = checkedFixedSize(fixedSize);
     }
 
@@ -59,9 +83,9 @@ final class TaskGrouping {
         return fixedSize;
     }
 
-    /** @return the call's mean task time in nanoseconds so far, 0 before its first answer */
-    long meanNanos() {
-        return meanNanos;
+    /** @return the call's task time in nanoseconds so far (see the class comment), 0 before its first answer */
+    long taskNanos() {
+        return taskNanos;
     }
 
     /**
@@ -70,9 +94,20 @@ final class TaskGrouping {
      * @param nanos its time from sending to its last answer, divided by its task count
      */
     void answered(long nanos) {
-        final long n = Math.max(1, nanos);
-        final long m = meanNanos;
-        meanNanos = m == 0 ? n : m + (n - m) / 8;
+        recent[(int) (answers++ % SAMPLES)] = Math.max(1, nanos);
+        final int n = (int) Math.min(answers, SAMPLES);
+        System.arraycopy(recent, 0, sorted, 0, n);
+        for (int i = 1; i < n; i++) { // insertion sort: at most five values
+            final long v = sorted[i];
+            int j = i - 1;
+            while (j >= 0 && sorted[j] > v) {
+                sorted[j + 1] = sorted[j];
+                j--;
+            }
+            sorted[j + 1] = v;
+        }
+        // of an even count the lower middle: of a cold worker's first answer and a warm one's, the warm one
+        taskNanos = sorted[(n - 1) / 2];
     }
 
     /**
@@ -85,8 +120,8 @@ final class TaskGrouping {
         if (fixedSize != 0) {
             return false;
         }
-        final long m = meanNanos;
-        return (m != 0 ? m : priorMeanNanos) >= TARGET_NANOS;
+        final long m = taskNanos;
+        return (m != 0 ? m : priorTaskNanos) >= TARGET_NANOS;
     }
 
     /**
@@ -98,12 +133,12 @@ final class TaskGrouping {
         if (fixedSize != 0) {
             return fixedSize;
         }
-        final long m = meanNanos;
+        final long m = taskNanos;
         if (m == 0) {
             return 1;
         }
         final long byTime = TARGET_NANOS / m;
-        final long byBalance = remaining / (8L * Math.max(1, workers));
+        final long byBalance = Math.max(remaining / (8L * Math.max(1, workers)), MIN_GROUP_NANOS / m);
         return (int) Math.max(1, Math.min(MAX_TASKS, Math.min(byTime, byBalance)));
     }
 }

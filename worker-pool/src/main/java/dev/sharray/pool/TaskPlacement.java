@@ -33,7 +33,7 @@ final class TaskPlacement {
      */
     static boolean applies(Task t) {
         final TaskGrouping grouping = t.batch.grouping;
-        return t.position >= 0 && (grouping == null || grouping.meanNanos() == 0 || grouping.tasksOutlastTarget());
+        return t.position >= 0 && (grouping == null || grouping.taskNanos() == 0 || grouping.tasksOutlastTarget());
     }
 
     /**

@@ -24,10 +24,23 @@ class TaskGroupingSizeTest {
     @Test
     void eachWorkerGetsAboutAnEighthOfItsShare() {
         final TaskGrouping g = new TaskGrouping(0);
-        g.answered(1);
+        g.answered(10_000); // 10 us a task: 100 fit the time target
         assertEquals(1000 / (8 * 4), g.size(1000, 4));
-        assertEquals(1000 / 8, g.size(1000, 0), "no worker counts as one");
-        assertEquals(1, g.size(3, 4), "at least one");
+        assertEquals(600 / 8, g.size(600, 0), "no worker counts as one");
+    }
+
+    /** A group shorter than MIN_GROUP_NANOS saves less imbalance at the call's end than its round trip costs. */
+    @Test
+    void aGroupRunsAtLeastTheMinimumGroupTime() {
+        final TaskGrouping g = new TaskGrouping(0);
+        g.answered(10_000);
+        assertEquals(TaskGrouping.MIN_GROUP_NANOS / 10_000, g.size(3, 4), "more than are left: takes what is queued");
+        final TaskGrouping tiny = new TaskGrouping(0);
+        tiny.answered(1_000);
+        assertEquals(TaskGrouping.MIN_GROUP_NANOS / 1_000, tiny.size(200, 2), "not 200 / 16");
+        final TaskGrouping longer = new TaskGrouping(0);
+        longer.answered(TaskGrouping.MIN_GROUP_NANOS);
+        assertEquals(1, longer.size(15, 2), "near the end, tasks of the minimum group time go alone");
     }
 
     @Test
@@ -38,6 +51,42 @@ class TaskGroupingSizeTest {
         g.answered(TaskGrouping.TARGET_NANOS);
         assertTrue(g.tasksOutlastTarget());
         assertEquals(1, g.size(Integer.MAX_VALUE, 1));
+    }
+
+    /** A cold worker's first task, or the parent descheduled while one task ran alone, looks ~10,000 times too long. */
+    @Test
+    void twoOutliersAmongTheLastFiveAnswersChangeNothing() {
+        final TaskGrouping g = new TaskGrouping(0);
+        g.answered(100_000_000); // each of two cold workers' first task: 100 ms
+        g.answered(80_000_000);
+        assertEquals(1, g.size(1_000_000, 2), "two slow answers alone: still one task per message");
+        g.answered(5_000);
+        assertEquals(80_000_000, g.taskNanos(), "two of three answers were slow");
+        g.answered(5_000);
+        assertEquals(5_000, g.taskNanos(), "of four answers, the lower middle");
+        assertEquals(TaskGrouping.TARGET_NANOS / 5_000, g.size(1_000_000, 2));
+        g.answered(5_000);
+        g.answered(40_000_000); // the parent descheduled: one answer seen 40 ms late
+        g.answered(5_000);
+        g.answered(30_000_000);
+        assertEquals(5_000, g.taskNanos(), "two slow among the last five");
+        assertFalse(g.tasksOutlastTarget());
+    }
+
+    /** Tasks that really grew longer are seen once they are most of the last five answers. */
+    @Test
+    void tasksThatGrewLongerAreSeenAfterThreeAnswers() {
+        final TaskGrouping g = new TaskGrouping(0);
+        for (int i = 0; i < 10; i++) {
+            g.answered(5_000);
+        }
+        g.answered(3 * TaskGrouping.TARGET_NANOS);
+        g.answered(3 * TaskGrouping.TARGET_NANOS);
+        assertFalse(g.tasksOutlastTarget(), "two long answers may be outliers");
+        g.answered(3 * TaskGrouping.TARGET_NANOS);
+        assertEquals(3 * TaskGrouping.TARGET_NANOS, g.taskNanos());
+        assertTrue(g.tasksOutlastTarget());
+        assertEquals(1, g.size(1_000_000, 2));
     }
 
     /** The test hook ProcessPool.tasksPerMessage: a fixed size whatever was measured, never a queue-behind. */

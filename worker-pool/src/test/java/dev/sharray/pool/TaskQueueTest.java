@@ -25,10 +25,10 @@ class TaskQueueTest {
     private static final FunctionCodec.Encoded FN = new FunctionCodec.Encoded(7, new byte[16]);
     private static long ids;
 
-    /** @return a map call's grouping, measured at {@code meanNanos} per task */
-    private static TaskGrouping measured(long meanNanos) {
+    /** @return a map call's grouping, measured at {@code taskNanos} per task */
+    private static TaskGrouping measured(long taskNanos) {
         final TaskGrouping grouping = new TaskGrouping(0);
-        grouping.answered(meanNanos);
+        grouping.answered(taskNanos);
         return grouping;
     }
 

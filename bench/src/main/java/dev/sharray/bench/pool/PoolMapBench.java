@@ -30,7 +30,7 @@ public class PoolMapBench {
     private static final RemoteFunction<Integer, Integer> NOOP = x -> x;
 
     /** Tasks per call. */
-    @Param({"1000", "10000"})
+    @Param({"200", "1000", "10000"})
     public int tasks;
 
     /** Idle time before each call (not timed). */
