@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
  * tasks, back to back or after {@code idleMillis} with nothing to do. After an idle period the workers and
  * the result thread sleep, so the call's first round trips include waking them, and on a VM the idle vCPUs
  * too. Use {@code -bm sample} for medians: the average of a few hundred calls follows the outliers.
+ * {@code -p taskMicros=5,100} makes each task spin that long instead (medium tasks: on 2 cores the parent's
+ * polling competes with the two workers, see docs/benchmarks.md).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -37,6 +39,12 @@ public class PoolMapBench {
     @Param({"0", "100"})
     public int idleMillis;
 
+    /** How long each task spins in its worker, in microseconds; 0 for a no-op. */
+    @Param({"0"})
+    public int taskMicros;
+
+    private RemoteFunction<Integer, Integer> task;
+
     private ProcessPool pool;
     private List<Integer> args;
 
@@ -44,6 +52,7 @@ public class PoolMapBench {
     @Setup(Level.Trial)
     public void setUp() {
         pool = ProcessPool.create(2);
+        task = taskMicros == 0 ? NOOP : spinning(taskMicros * 1_000L);
         args = new ArrayList<>(tasks);
         for (int i = 0; i < tasks; i++) {
             args.add(i);
@@ -67,6 +76,17 @@ public class PoolMapBench {
     /** @return the results, so the JIT keeps the call */
     @Benchmark
     public List<Integer> mapTinyTasks() {
-        return pool.map(NOOP, args);
+        return pool.map(task, args);
+    }
+
+    /** @return a task that spins {@code nanos} on the worker's clock and returns its argument */
+    private static RemoteFunction<Integer, Integer> spinning(long nanos) {
+        return x -> {
+            final long end = System.nanoTime() + nanos;
+            while (System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
+            return x;
+        };
     }
 }
