@@ -51,12 +51,7 @@ final class ReleasedRanges {
      * cannot be reserved.
      */
     static void unmap(long address, long length, Runnable unmap) {
-        final long pages = (length + PAGE - 1) & -PAGE;
-        if (!mapOver(address, pages)) {
-            unmap.run();
-            return;
-        }
-        keep(new Range(address, pages, unmap));
+        unmap(address, length, unmap, unmap);
     }
 
     /**
@@ -65,12 +60,17 @@ final class ReleasedRanges {
      * thread, ~80 µs).
      */
     static void unmap(MappedRegion region) {
-        final long pages = (region.length() + PAGE - 1) & -PAGE;
-        if (!mapOver(region.address(), pages)) {
-            region.unmap();
+        unmap(region.address(), region.length(), region::unmap, region::unmapReserved);
+    }
+
+    /** Runs {@code unmapNow} when the range cannot be reserved, else keeps it to be freed by {@code unmapReserved}. */
+    private static void unmap(long address, long length, Runnable unmapNow, Runnable unmapReserved) {
+        final long pages = (length + PAGE - 1) & -PAGE;
+        if (!mapOver(address, pages)) {
+            unmapNow.run();
             return;
         }
-        keep(new Range(region.address(), pages, region::unmapReserved));
+        keep(new Range(address, pages, unmapReserved));
     }
 
     private static boolean mapOver(long address, long pages) {
