@@ -93,7 +93,9 @@ class ExhaustedHeapTest {
             }
             final RemoteTaskException e = assertThrows(RemoteTaskException.class,
                 () -> pool.map(loggedOutOfHeapAt110To190(runs), args));
-            assertTrue(pool.groupsSent() > 0, "tasks went several per message");
+            // one message up to each task that ran out of heap, and one with the tasks after the last
+            assertEquals(OUT_OF_HEAP_AT.size() + 1L, pool.messagesSent(), "messages of tasks");
+            assertEquals(OUT_OF_HEAP_AT.size() + 1L, pool.groupsSent(), "tasks went several per message");
             // the worker stopped in the middle of its message: the tasks after the one that ran out of heap never
             // started there and were queued again, and must not fail as crashes (each would be a suppressed failure
             // of the call)
