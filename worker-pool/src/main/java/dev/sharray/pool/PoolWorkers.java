@@ -128,6 +128,31 @@ final class PoolWorkers {
         return any;
     }
 
+    /**
+     * @return whether a worker runs a task, and every running message is a group of a map call without deadlines
+     *         with another group queued behind it, still expected (from the call's measured time per task) to run
+     *         {@link TaskGrouping#BEHIND_MIN_NANOS}: no worker needs the parent before its running group ends, and
+     *         the parent woken then has that long to queue the next group before the worker runs out of tasks
+     */
+    boolean onlyGroupsWithGroupsBehind() {
+        boolean any = false;
+        for (Worker w : workers) {
+            final Task t = w.inFlight.get();
+            if (t == null) {
+                continue;
+            }
+            final Task tail = t.messageTail;
+            final Task behind = tail == null ? null : tail.nextInGroup;
+            final Task behindTail = behind == null ? null : behind.messageTail;
+            if (behindTail == null || t.timeout != null || tail.groupIndex < 2 || t.batch.grouping == null
+                || !t.batch.grouping.outlastBehindMinimum(behindTail.groupIndex)) {
+                return false;
+            }
+            any = true;
+        }
+        return any;
+    }
+
     /** @return {@code nanos}, or less when a running task's deadline comes sooner (never negative) */
     long untilNextDeadline(long nanos) {
         final long now = System.nanoTime();

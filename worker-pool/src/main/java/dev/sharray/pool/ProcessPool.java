@@ -448,6 +448,16 @@ public final class ProcessPool implements AutoCloseable {
         return inFlight.get();
     }
 
+    /** @return how many groups of tasks were sent to a worker behind the group it was running (for tests) */
+    long groupsQueuedBehind() {
+        return dispatcher.groupsQueuedBehind();
+    }
+
+    /** @return how many times the result thread slept while groups ran with groups queued behind them (for tests) */
+    long resultThreadGroupSleeps() {
+        return results.groupSleeps();
+    }
+
     /** @return how many messages carried more than one task, since the pool started (for tests) */
     long groupsSent() {
         return dispatcher.groupsSent();

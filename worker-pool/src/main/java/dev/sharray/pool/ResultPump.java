@@ -35,6 +35,11 @@ final class ResultPump {
      * worker's exit, completed by the next pump (pump lock held).
      */
     private Task doneHead;
+    /**
+     * Whether the last pump read every worker's result ring to its end (written under the pump lock): a pump reads
+     * at most 16 answers a worker, and the answer it left may be the one that would have rung the doorbell.
+     */
+    private volatile boolean lastPumpDrained;
 
     ResultPump(PoolWorkers workers, TaskQueue queue, TaskDispatcher dispatcher, TaskFinisher finisher,
                ResultThread results, ResultDecoder decoder, PoolState state, PrintStream err, String poolName) {
@@ -58,6 +63,11 @@ final class ResultPump {
     /** Polls every worker's result ring once if no other thread is; completes what arrived. */
     int tryPump() {
         return tryPump(false);
+    }
+
+    /** @return whether the last pump read every worker's result ring to its end */
+    boolean lastPumpDrained() {
+        return lastPumpDrained;
     }
 
     /**
@@ -118,14 +128,18 @@ final class ResultPump {
     private int pumpLocked() {
         int work = 0;
         boolean deadlines = false;
+        boolean drained = true;
         for (Worker w : workers.all()) {
-            work += pollWorker(w, 16);
+            final int read = pollWorker(w, 16);
+            drained &= read < 16;
+            work += read;
             final Task t = w.inFlight.get();
             deadlines |= t != null && t.deadline != 0;
         }
         if (deadlines) {
             checkTimeouts();
         }
+        lastPumpDrained = drained;
         return work;
     }
 
@@ -231,7 +245,10 @@ final class ResultPump {
                 next.deadline = now + Math.max(1, next.timeout.toNanos());
             }
             if (next.groupIndex == 1) {
-                next.sentAt = now; // a message of its own: its time per task counts from its start
+                // a message of its own, sent while this one ran: its time per task counts from its start
+                for (Task g = next; g != null; g = g == next.messageTail ? null : g.nextInGroup) {
+                    g.sentAt = now;
+                }
             }
         }
         if (!w.inFlight.compareAndSet(t, next)) {
@@ -246,7 +263,7 @@ final class ResultPump {
             results.deadlineStarted();
         }
         t.nextInGroup = null;
-        if (next == null && t.batch.grouping != null) {
+        if ((next == null || next.groupIndex == 1) && t.batch.grouping != null) {
             // a whole message answered: its time per task, the parent's own delays spread over the group
             t.batch.grouping.answered((System.nanoTime() - t.sentAt) / t.groupIndex);
         }

@@ -48,6 +48,11 @@ final class ResultSource implements ResultThread.Pool {
     }
 
     @Override
+    public boolean onlyGroupsWithGroupsBehind() {
+        return workers.onlyGroupsWithGroupsBehind() && pump.lastPumpDrained();
+    }
+
+    @Override
     public long untilNextDeadline(long nanos) {
         return workers.untilNextDeadline(nanos);
     }

@@ -52,6 +52,13 @@ final class ResultThread {
         /** @return whether tasks are running and every one belongs to a call measured to run long tasks */
         boolean onlyLongTasksRunning();
 
+        /**
+         * @return whether every running message is a group with another queued behind it, expected to run at
+         *         least {@link TaskGrouping#BEHIND_MIN_NANOS}, and the last look read every result ring to its end:
+         *         the next answer the parent needs rings the doorbell (a worker rings only at a message's end)
+         */
+        boolean onlyGroupsWithGroupsBehind();
+
         /** @return {@code nanos}, or less when a running task's deadline comes sooner (never negative) */
         long untilNextDeadline(long nanos);
 
@@ -76,6 +83,8 @@ final class ResultThread {
      * deadline meanwhile rings the doorbell ({@link #deadlineStarted}), or the sleep could outlast it.
      */
     private volatile boolean sleeping;
+    /** Sleeps taken while groups ran with groups queued behind them (written by the thread only; for tests). */
+    private volatile long groupSleeps;
     /** The longest sleep the thread chose last, before a deadline shortened it (for tests). */
     private volatile long lastGuardNanos;
 
@@ -173,6 +182,11 @@ final class ResultThread {
         return sleeping;
     }
 
+    /** @return how many times the thread slept while groups ran, each with a group queued behind it (for tests) */
+    long groupSleeps() {
+        return groupSleeps;
+    }
+
     /** @return the longest sleep the thread chose for its last sleep on the doorbell, 0 before one (for tests) */
     long lastGuardNanos() {
         return lastGuardNanos;
@@ -208,8 +222,10 @@ final class ResultThread {
             Thread.interrupted();
             if (pool.tasksInFlight() > 0 && !pool.callerPolling()) {
                 final int work = pool.tryPump(false);
-                // with only long tasks running, the next answer is milliseconds away: sleep at once
-                if (work == 0 && doorbell != null && (idler.idleNanos() > SLEEP_AFTER_NANOS || pool.onlyLongTasksRunning())) {
+                // with only long tasks running, the next answer is milliseconds away: sleep at once; with only
+                // groups running, each with a long one queued behind it, no worker needs us before a group ends
+                if (doorbell != null && (work == 0 && (idler.idleNanos() > SLEEP_AFTER_NANOS || pool.onlyLongTasksRunning())
+                        || groupsOutlastWakeUp())) {
                     if (sleepUntilRung() > 0) {
                         idler.reset();
                     }
@@ -265,6 +281,17 @@ final class ResultThread {
     }
 
     /**
+     * @return whether the thread may sleep while groups of tasks run, each with a group behind it long enough that
+     *         the thread, woken when a group ends, sends the next before the worker runs out (on a small machine
+     *         whose cores the workers keep busy, a woken thread may wait about that long for a core). A worker
+     *         connects to the doorbell on its first ring; one that cannot is read after the sleep's guard, as for
+     *         long tasks.
+     */
+    private boolean groupsOutlastWakeUp() {
+        return doorbell != null && pool.onlyGroupsWithGroupsBehind();
+    }
+
+    /**
      * Sleeps on the doorbell until a worker answers, never past a task's deadline, and at most
      * {@link #maxSleepNanos}, or {@link #CONNECTED_SLEEP_NANOS} once every worker is connected to the doorbell
      * (a worker that could not connect is then still read every few milliseconds): raises every worker's flag,
@@ -274,7 +301,8 @@ final class ResultThread {
      */
     private int sleepUntilRung() {
         final int work = pool.tryPump(true);
-        if (work != 0) {
+        final boolean forGroups = work >= 0 && groupsOutlastWakeUp();
+        if (work < 0 || work > 0 && !forGroups) {
             return Math.max(0, work); // results came, or another thread is polling right now
         }
         // raised before the deadlines are read: a task whose deadline starts after this read sees the flag and
@@ -287,6 +315,9 @@ final class ResultThread {
             lastGuardNanos = guard;
             final long sleepNanos = pool.untilNextDeadline(guard);
             if (sleepNanos > 0 && pool.tasksInFlight() > 0 && !pool.callerPolling() && !pool.closed()) {
+                if (forGroups) {
+                    groupSleeps++; // this thread is the only writer
+                }
                 try {
                     bell.await(sleepNanos);
                 } catch (IOException | RuntimeException e) {

@@ -56,6 +56,8 @@ final class Task {
     boolean requeuedUnread;
     /** Its place in its message, from 1 (a task sent alone is 1). */
     int groupIndex;
+    /** The last task of its message (itself when sent alone), set when the message is sent. */
+    Task messageTail;
     /**
      * The task the worker runs after this one: the next of the same TASKS message (see {@link TaskGrouping}),
      * or a task sent in a message of its own while this one ran ({@code groupIndex} 1).

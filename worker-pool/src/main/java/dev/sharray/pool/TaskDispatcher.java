@@ -28,6 +28,7 @@ final class TaskDispatcher {
     private final AtomicLong groupsSent = new AtomicLong();
     private final AtomicLong messagesSent = new AtomicLong();
     private final AtomicLong tasksQueuedBehind = new AtomicLong();
+    private final AtomicLong groupsQueuedBehind = new AtomicLong();
     /** Set once every worker has died and no replacement could be started: tasks then fail at once. */
     private volatile IllegalStateException noWorkers;
     /** Set by a dispatcher that could not queue tasks behind running ones because a pump held the lock. */
@@ -146,12 +147,7 @@ final class TaskDispatcher {
             queue.groupBehind(t, workers.count(), finishCancelled);
             // the clock only for a deadline or for the call's time per task (TaskGrouping)
             final long now = t.timeout != null || t.batch.grouping != null ? System.nanoTime() : 0;
-            int index = 0;
-            for (Task g = t; g != null; g = g.nextInGroup) {
-                g.worker = w;
-                g.sentAt = now;
-                g.groupIndex = ++index;
-            }
+            markMessage(t, w, now);
             t.deadline = t.timeout == null ? 0 : now + Math.max(1, t.timeout.toNanos());
             queue.placed(t, w.id);
             runHook(beforeTaskPublished);
@@ -208,8 +204,11 @@ final class TaskDispatcher {
      */
     private boolean queueBehindRunningTasks() {
         final Task head = queue.peek();
-        if (head == null || head.batch.grouping == null || !head.batch.grouping.tasksOutlastTarget()) {
-            return false; // the common case of short tasks: no lock, no queue traffic on their hot path
+        if (head == null || head.batch.grouping == null) {
+            return false;
+        }
+        if (!head.batch.grouping.tasksOutlastTarget()) {
+            return queueGroupsBehindRunningGroups(head);
         }
         if (!pumpLock.tryLock()) {
             // raised before the second try: either that try succeeds, or the holder unlocks after the flag is up
@@ -239,6 +238,7 @@ final class TaskDispatcher {
                 next.worker = w;
                 next.groupIndex = 1;
                 next.sentAt = System.nanoTime();
+                next.messageTail = next;
                 running.nextInGroup = next; // the deadline starts when the worker answers the running task
                 boolean sent;
                 try {
@@ -267,6 +267,141 @@ final class TaskDispatcher {
         // another dispatcher left the flag while this one held the lock (or this one did, before its second try);
         // a worker that went idle while a task was off the queue here found the queue empty
         return takeQueueBehindMissed() || offeredBack && workers.hasIdle();
+    }
+
+    /**
+     * The short tasks' counterpart of the above: with every worker busy, sends a worker that runs a group of
+     * {@code head}'s call, with nothing behind it, that call's next group, so the worker starts it the moment
+     * its group ends instead of waiting for the parent to see the group's last answer. Only while, after that
+     * group, at least a group per worker of the call stays queued, so the call's last groups go to whichever
+     * worker is free first. No lock is taken unless some worker could use a group behind its own.
+     *
+     * @return as {@link #queueBehindRunningTasks}
+     */
+    private boolean queueGroupsBehindRunningGroups(Task head) {
+        final TaskGrouping grouping = head.batch.grouping;
+        if (!grouping.outlastBehindMinimum(grouping.size(head.batch.remaining(), workers.count()))
+            || !anyRunningGroupAlone(head.batch)) {
+            return false; // tiny tasks: no lock, no queue traffic on their hot path
+        }
+        if (!pumpLock.tryLock()) {
+            queueBehindMissed = true;
+            if (!pumpLock.tryLock()) {
+                return false;
+            }
+        }
+        Task failed = null;
+        boolean offeredBack = false;
+        try {
+            for (Worker w : workers.all()) {
+                final Task running = w.inFlight.get();
+                if (!runsGroupAlone(running, head.batch) || w.state.get() != Worker.BUSY) {
+                    continue;
+                }
+                final Task next = queue.take(w.id, currentWorker);
+                if (next == null) {
+                    break;
+                }
+                if (next.batch != running.batch || next.timeout != null) {
+                    queue.offerFirst(next);
+                    offeredBack = true;
+                    break;
+                }
+                queue.groupBehind(next, workers.count(), finishCancelled);
+                final int size = chainLength(next);
+                if (size == 1 || !grouping.outlastBehindMinimum(size) || !queue.holdsGroupsOf(next.batch, size, workers.count())) {
+                    queue.putBack(next); // a lone task, or the call's end: for whichever worker is free first
+                    offeredBack = true;
+                    break;
+                }
+                markMessage(next, w, System.nanoTime());
+                final Task tail = running.messageTail;
+                tail.nextInGroup = next; // its tasks' times count from when the worker starts it (ResultPump)
+                boolean sent;
+                try {
+                    sent = w.send(next);
+                } catch (RuntimeException | Error e) {
+                    tail.nextInGroup = null;
+                    for (Task g = next; g != null; g = g.nextInGroup) {
+                        g.error = e;
+                    }
+                    failed = chainDone(next, failed);
+                    continue;
+                }
+                if (sent) {
+                    queue.placed(next, w.id);
+                    groupsQueuedBehind.incrementAndGet();
+                } else {
+                    tail.nextInGroup = null; // the worker is dying: its exit requeues nothing of this one
+                    queue.putBack(next);
+                    offeredBack = true;
+                }
+            }
+        } finally {
+            pumpLock.unlock();
+        }
+        finisher.finishInOrder(failed);
+        return takeQueueBehindMissed() || offeredBack && workers.hasIdle();
+    }
+
+    /** @return whether some worker runs a group of {@code call}'s with no message behind it (no lock: a hint) */
+    private boolean anyRunningGroupAlone(Task.Batch call) {
+        for (Worker w : workers.all()) {
+            if (runsGroupAlone(w.inFlight.get(), call)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean runsGroupAlone(Task running, Task.Batch call) {
+        if (running == null || running.batch != call || !running.sent || running.timeout != null) {
+            return false;
+        }
+        final Task tail = running.messageTail;
+        return tail != null && tail.groupIndex > 1 && tail.nextInGroup == null;
+    }
+
+    /** @return the number of tasks chained from {@code head} */
+    private static int chainLength(Task head) {
+        int n = 0;
+        for (Task g = head; g != null; g = g.nextInGroup) {
+            n++;
+        }
+        return n;
+    }
+
+    /** Unlinks the tasks chained from {@code head} and adds them to the list {@code done}. */
+    private static Task chainDone(Task head, Task done) {
+        Task g = head;
+        while (g != null) {
+            final Task next = g.nextInGroup;
+            g.nextInGroup = null;
+            g.nextDone = done;
+            done = g;
+            g = next;
+        }
+        return done;
+    }
+
+    /** Gives the tasks of the message headed by {@code head} their worker, sending time, places and tail. */
+    private static void markMessage(Task head, Worker w, long now) {
+        int index = 0;
+        Task tail = head;
+        for (Task g = head; g != null; g = g.nextInGroup) {
+            g.worker = w;
+            g.sentAt = now;
+            g.groupIndex = ++index;
+            tail = g;
+        }
+        for (Task g = head; g != null; g = g.nextInGroup) {
+            g.messageTail = tail;
+        }
+    }
+
+    /** @return how many groups were sent to a worker behind the group it was running (for tests) */
+    long groupsQueuedBehind() {
+        return groupsQueuedBehind.get();
     }
 
     /** @return whether a dispatcher left a queue-behind for the pump lock's holder; lowers the flag */

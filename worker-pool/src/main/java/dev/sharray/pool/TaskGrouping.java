@@ -29,6 +29,13 @@ final class TaskGrouping {
      * where a call of a few hundred tiny tasks used to end in dozens of one-task messages.
      */
     static final long MIN_GROUP_NANOS = 50_000;
+    /**
+     * A group is sent behind a worker's running group only if expected to run this long: long enough that the
+     * parent, which then sleeps until a group ends (see {@code ResultThread}), wakes and sends the next one before
+     * the worker runs out; and that the extra message per group pays. Shorter groups (tasks of a microsecond or
+     * so, {@link #MAX_TASKS} to a message) are sent when a worker answers its last task, as before.
+     */
+    static final long BEHIND_MIN_NANOS = 500_000;
     /** The most tasks in one message. */
     static final int MAX_TASKS = 256;
     /** Tasks with a larger encoded argument go alone (big arguments are not what grouping is for). */
@@ -51,6 +58,8 @@ final class TaskGrouping {
     private final long[] sorted = new long[SAMPLES];
     /** Answers so far (the ring's next slot is this modulo {@link #SAMPLES}). */
     private long answers;
+    /** Whether {@link #SAMPLES} messages have been answered, so none of the estimate's samples is missing. */
+    private volatile boolean fullSample;
     /** The same function's task time in its previous call, 0 when unknown. */
     private final long priorTaskNanos;
     /** Test hook: tasks per message whatever the measured time, 0 in use (sizes from the measured time). */
@@ -108,6 +117,9 @@ final class TaskGrouping {
         }
         // of an even count the lower middle: of a cold worker's first answer and a warm one's, the warm one
         taskNanos = sorted[(n - 1) / 2];
+        if (n == SAMPLES && !fullSample) {
+            fullSample = true;
+        }
     }
 
     /**
@@ -122,6 +134,17 @@ final class TaskGrouping {
         }
         final long m = taskNanos;
         return (m != 0 ? m : priorTaskNanos) >= TARGET_NANOS;
+    }
+
+    /**
+     * @param tasks how many tasks of the call
+     * @return whether they are expected to run at least {@link #BEHIND_MIN_NANOS} in all, by the time per task
+     *         measured over the call's last {@link #SAMPLES} messages; false before that many: a call's first
+     *         messages carry one task each, and their times are mostly the round trip, not the task's (a no-op
+     *         measured that way looks 50 times longer than it runs)
+     */
+    boolean outlastBehindMinimum(int tasks) {
+        return fullSample && (long) tasks * taskNanos >= BEHIND_MIN_NANOS;
     }
 
     /**

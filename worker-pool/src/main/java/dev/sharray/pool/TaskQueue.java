@@ -155,10 +155,21 @@ final class TaskQueue {
      * died, timed out or never took the message) back at the head of the queue, in their order, as unsent.
      */
     void requeueUnstarted(Task first) {
+        requeued.addAndGet(putBack(first));
+    }
+
+    /**
+     * Puts a chain of tasks back at the head of the queue, in their order, as unsent: a group just formed that
+     * is not sent after all, or (through {@link #requeueUnstarted}) tasks that never started.
+     *
+     * @return how many tasks went back
+     */
+    int putBack(Task first) {
         final List<Task> unstarted = new ArrayList<>();
         for (Task t = first; t != null; ) {
             final Task next = t.nextInGroup;
             t.nextInGroup = null;
+            t.messageTail = null;
             t.worker = null;
             t.deadline = 0;
             t.sent = false;
@@ -170,7 +181,29 @@ final class TaskQueue {
         for (int i = unstarted.size() - 1; i >= 0; i--) {
             tasks.offerFirst(unstarted.get(i));
         }
-        requeued.addAndGet(unstarted.size());
+        return unstarted.size();
+    }
+
+    /**
+     * @param call    a map call
+     * @param size    tasks per group
+     * @param workers the number of workers
+     * @return whether the queue's head holds at least a group of {@code size} of {@code call}'s tasks per worker
+     *         (dropped ones count until they are skipped, as in {@link #worthQueueingBehind})
+     */
+    boolean holdsGroupsOf(Task.Batch call, int size, int workers) {
+        final long wanted = (long) size * Math.max(1, workers);
+        long queued = 0;
+        for (Task q : tasks) {
+            if (queued >= wanted) {
+                break;
+            }
+            if (q.batch != call) {
+                return false;
+            }
+            queued++;
+        }
+        return queued >= wanted;
     }
 
     /** @return how many tasks were sent but never started and put back (see {@link #requeueUnstarted}) */

@@ -107,7 +107,7 @@ final class Worker {
                     throw e;
                 }
                 writer.commit(at);
-                t.sent = true;
+                markSent(t);
                 sentFunction(t.fn, mode);
                 wakeIfSleeping();
                 return true;
@@ -121,12 +121,19 @@ final class Worker {
             if (!sent) {
                 return false;
             }
-            t.sent = true;
+            markSent(t);
             sentFunction(t.fn, mode);
             wakeIfSleeping();
             return true;
         } finally {
             sendLock.unlock();
+        }
+    }
+
+    /** Marks every task of the message headed by {@code t} as in the ring: one may now be queued behind any of them. */
+    private static void markSent(Task t) {
+        for (Task g = t; g != null; g = g.nextInGroup) {
+            g.sent = true;
         }
     }
 

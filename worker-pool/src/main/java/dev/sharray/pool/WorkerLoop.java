@@ -54,6 +54,8 @@ final class WorkerLoop {
     };
 
     private boolean stopped;
+    /** Whether the task running now is its message's last (a lone task is): only its answer rings the parent. */
+    private boolean lastOfMessage = true;
     private boolean taskReady;
     /** A TASKS message copied out of the ring, to run after the read returns. */
     private ExpandableArrayBuffer group = new ExpandableArrayBuffer(4096);
@@ -309,9 +311,11 @@ final class WorkerLoop {
                     decodeError = t;
                 }
             }
+            lastOfMessage = i == count - 1;
             runTask();
             pos += Protocol.GROUPED_TASK_HEADER + argLength;
         }
+        lastOfMessage = true;
         group = ScratchBuffers.trimmed(group, 4096);
     }
 
@@ -493,7 +497,9 @@ final class WorkerLoop {
         // them on completion never waits for us; result arrays are held until the parent's RELEASE
         arrays.endTask(taskId, holds);
         writer.write(out, 0, length, keepWriting);
-        wakeParentIfSleeping();
+        if (lastOfMessage || retire) {
+            wakeParentIfSleeping();
+        }
         out = ScratchBuffers.trimmed(out, 4096);
         // the reader and writer must not keep this task's (possibly large) message buffers reachable
         valueWriter.wrap(out, 0, null);

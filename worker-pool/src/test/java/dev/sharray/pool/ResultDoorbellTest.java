@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -143,6 +144,29 @@ class ResultDoorbellTest {
                 return "y".repeat(n);
             }, 1 << 20).get(30, TimeUnit.SECONDS);
             assertEquals(1 << 20, big.length());
+        }
+    }
+
+    /**
+     * Groups of short tasks, each with a group queued behind it: the result thread sleeps while they run, and a
+     * worker rings only at the end of a message. A ring missed would leave the call waiting out the 10-minute guard.
+     */
+    @Test
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void theParentSleepsWhileGroupsRunAndEachGroupsEndWakesIt() throws Exception {
+        try (ProcessPool pool = ProcessPool.builder().workers(2).resultSleep(Duration.ofMinutes(10)).build()) {
+            awaitDoorbell(pool);
+            pool.tasksPerMessage(16); // 16 tasks of 100 us: past the minimum run of a group queued behind
+            for (int call = 0; call < 5; call++) {
+                final int c = call;
+                final List<Integer> out = pool.map((Integer x) -> {
+                    GroupsQueuedBehindTest.spin(100);
+                    return x + c;
+                }, IntStream.range(0, 800).boxed().toList());
+                assertEquals(IntStream.range(c, 800 + c).boxed().toList(), out, "call " + c);
+            }
+            assertTrue(pool.groupsQueuedBehind() > 0, "no group was queued behind a running one");
+            assertTrue(pool.resultThreadGroupSleeps() > 0, "the result thread never slept while groups ran");
         }
     }
 

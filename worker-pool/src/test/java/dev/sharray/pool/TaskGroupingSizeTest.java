@@ -89,6 +89,33 @@ class TaskGroupingSizeTest {
         assertEquals(1, g.size(1_000_000, 2));
     }
 
+    /**
+     * A group goes behind a running one only once five messages are measured: a call's first messages carry a task
+     * each and measure mostly the round trip (here 20 us for a no-op of 0.2 us, which 50 to a group would pass the
+     * minimum); the five then say 0.2 us, and 256 such tasks run too briefly for a sleeping parent to keep up.
+     */
+    @Test
+    void aGroupGoesBehindARunningOneOnlyWhenFiveMessagesSayItRunsLongEnough() {
+        final TaskGrouping g = new TaskGrouping(0);
+        g.answered(20_000);
+        g.answered(20_000);
+        assertEquals(50, g.size(100_000, 2));
+        assertFalse(g.outlastBehindMinimum(50), "measured from two lone tasks' round trips");
+        for (int i = 0; i < 3; i++) {
+            g.answered(200);
+        }
+        assertEquals(200, g.taskNanos());
+        assertFalse(g.outlastBehindMinimum(TaskGrouping.MAX_TASKS), "no-ops: 51 us a group");
+        final TaskGrouping five = new TaskGrouping(0);
+        for (int i = 0; i < TaskGrouping.SAMPLES; i++) {
+            assertFalse(five.outlastBehindMinimum(200), "after " + i + " answers");
+            five.answered(5_000);
+        }
+        assertTrue(five.outlastBehindMinimum(200), "200 tasks of 5 us: 1 ms");
+        assertTrue(five.outlastBehindMinimum((int) (TaskGrouping.BEHIND_MIN_NANOS / 5_000)), "exactly the minimum");
+        assertFalse(five.outlastBehindMinimum((int) (TaskGrouping.BEHIND_MIN_NANOS / 5_000) - 1));
+    }
+
     /** The test hook ProcessPool.tasksPerMessage: a fixed size whatever was measured, never a queue-behind. */
     @Test
     void aFixedSizeHoldsWhateverWasMeasured() {
