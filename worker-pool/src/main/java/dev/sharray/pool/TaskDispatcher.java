@@ -274,7 +274,11 @@ final class TaskDispatcher {
      * {@code head}'s call, with nothing behind it, that call's next group, so the worker starts it the moment
      * its group ends instead of waiting for the parent to see the group's last answer. Only while, after that
      * group, at least a group per worker of the call stays queued, so the call's last groups go to whichever
-     * worker is free first. No lock is taken unless some worker could use a group behind its own.
+     * worker is free first. No lock is taken unless some worker could use a group behind its own. Only groups
+     * expected to run {@link TaskGrouping#BEHIND_MIN_NANOS}: the result thread sleeps while such groups run, and
+     * for tiny tasks the extra message and the lock would cost more than the wait they save. The send under the
+     * pump lock never waits for room: a group carries at most {@link TaskGrouping#MAX_GROUP_BYTES} of arguments,
+     * one record of the ring, and the worker copied its running group out of the ring before running it.
      *
      * @return as {@link #queueBehindRunningTasks}
      */

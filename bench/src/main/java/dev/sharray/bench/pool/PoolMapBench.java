@@ -22,8 +22,9 @@ import java.util.concurrent.TimeUnit;
  * tasks, back to back or after {@code idleMillis} with nothing to do. After an idle period the workers and
  * the result thread sleep, so the call's first round trips include waking them, and on a VM the idle vCPUs
  * too. Use {@code -bm sample} for medians: the average of a few hundred calls follows the outliers.
- * {@code -p taskMicros=5,100} makes each task spin that long instead (medium tasks: on 2 cores the parent's
- * polling competes with the two workers, see docs/benchmarks.md).
+ * {@code -p taskMicros=5,100} makes each task spin that long instead: medium tasks, whose groups queue behind
+ * running groups while the parent sleeps (on 2 cores its polling competed with the two workers; see
+ * docs/benchmarks.md).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
