@@ -306,7 +306,7 @@ final class TaskDispatcher {
                 if (next == null) {
                     break;
                 }
-                if (next.batch != running.batch || next.timeout != null) {
+                if (next.batch != running.batch || next.timeout != null || next.future.isDone()) {
                     queue.offerFirst(next);
                     offeredBack = true;
                     break;
