@@ -189,15 +189,22 @@ final class TaskDispatcher {
     }
 
     /**
-     * With every worker busy, sends a worker whose running task is its only one the next queued task of the
-     * same map call, so the worker starts it the moment the running one ends instead of idling through the
-     * round trip of the answer and the next task. On a busy small machine that round trip waits for the
-     * parent to be scheduled: ~1 ms between tasks of ~10 ms on 2 cores with 2 workers. Only for calls whose
-     * tasks outlast {@link TaskGrouping#TARGET_NANOS} (shorter ones travel in groups), and only while at least
-     * as many of the call's tasks wait as there are workers, so the call's last tasks still go to whichever
-     * worker is free first. Under the pump lock, as every change to a running task's chain is. When another
-     * thread holds it, this one leaves {@link #queueBehindMissed} for it and tries once more: a pump that lets go
-     * of the lock and finds the flag dispatches again, so the chance is not lost until the first answer.
+     * With every worker busy, sends a worker the next message of the map call it runs, behind its running one,
+     * so the worker starts it the moment the running one ends instead of idling through the round trip of the
+     * last answer and the next message. On a busy small machine that round trip waits for the parent to be
+     * scheduled: ~1 ms between tasks of ~10 ms on 2 cores with 2 workers.
+     * <ul>
+     * <li>For calls whose tasks outlast {@link TaskGrouping#TARGET_NANOS}, a task behind a worker's lone running
+     * task, while at least as many of the call's tasks wait as there are workers.</li>
+     * <li>For shorter tasks, which travel in groups, a group behind a worker's running group, while a group per
+     * worker of the call stays queued after it, and only groups expected to run
+     * {@link TaskGrouping#BEHIND_MIN_NANOS}: the result thread sleeps while such groups run, and for tiny tasks
+     * the extra message and the lock would cost more than the wait they save. Never for tasks with deadlines.</li>
+     * </ul>
+     * Either way the call's last messages still go to whichever worker is free first. Under the pump lock, as
+     * every change to a running task's chain is (see {@link #lockForQueueBehind}); its send never waits for room
+     * in the ring: small messages only (a group carries at most {@link TaskGrouping#MAX_GROUP_BYTES} of
+     * arguments, one record of the ring), and the worker copied its running message out of the ring.
      *
      * @return whether the caller should look for work to dispatch again: a dispatcher left the flag meanwhile,
      *         or a worker went idle while a task was off the queue here
@@ -207,57 +214,39 @@ final class TaskDispatcher {
         if (head == null || head.batch.grouping == null) {
             return false;
         }
-        if (!head.batch.grouping.tasksOutlastTarget()) {
-            return queueGroupsBehindRunningGroups(head);
+        final Task.Batch call = head.batch;
+        final boolean groups = !call.grouping.tasksOutlastTarget();
+        if (groups && (!call.grouping.outlastBehindMinimum(call.grouping.size(call.remaining(), workers.count()))
+            || !anyRunningGroupAlone(call))) {
+            return false; // the common case of tiny tasks: no lock, no queue traffic on their hot path
         }
-        if (!pumpLock.tryLock()) {
-            // raised before the second try: either that try succeeds, or the holder unlocks after the flag is up
-            queueBehindMissed = true;
-            if (!pumpLock.tryLock()) {
-                return false;
-            }
+        if (!lockForQueueBehind()) {
+            return false;
         }
         Task failed = null;
         boolean offeredBack = false;
         try {
-            final Worker[] all = workers.all();
-            for (Worker w : all) {
+            for (Worker w : workers.all()) {
                 final Task running = w.inFlight.get();
-                if (running == null || !running.sent || running.nextInGroup != null || w.state.get() != Worker.BUSY) {
+                if (!(groups ? runsGroupAlone(running, call) : runsTaskAlone(running)) || w.state.get() != Worker.BUSY) {
                     continue;
                 }
                 final Task next = queue.take(w.id, currentWorker);
                 if (next == null) {
                     break;
                 }
-                if (next.batch != running.batch || !queue.worthQueueingBehind(next, workers.count())) {
-                    queue.offerFirst(next);
-                    offeredBack = true;
-                    continue;
+                if (!(groups ? groupBehind(next, running) : worthTaskBehind(next, running))) {
+                    offeredBack = true; // back in the queue
+                    if (groups) {
+                        break; // the call's end or another call's tasks: the same for every worker
+                    }
+                    continue; // placement may give the next worker another task
                 }
-                next.worker = w;
-                next.groupIndex = 1;
-                next.sentAt = System.nanoTime();
-                next.messageTail = next;
-                running.nextInGroup = next; // the deadline starts when the worker answers the running task
-                boolean sent;
-                try {
-                    sent = w.send(next);
-                } catch (RuntimeException | Error e) {
-                    running.nextInGroup = null;
-                    next.error = e;
-                    next.nextDone = failed;
-                    failed = next;
-                    continue;
-                }
-                if (sent) {
-                    queue.placed(next, w.id);
-                    tasksQueuedBehind.incrementAndGet();
-                } else {
-                    running.nextInGroup = null; // the worker is dying: its exit requeues nothing of this one
-                    next.worker = null;
-                    queue.offerFirst(next);
-                    offeredBack = true;
+                // the next message's deadlines and times count from when the worker starts it (ResultPump)
+                switch (sendBehind(w, groups ? running.messageTail : running, next)) {
+                    case SENT -> (groups ? groupsQueuedBehind : tasksQueuedBehind).incrementAndGet();
+                    case FAILED -> failed = chainDone(next, failed);
+                    case REFUSED -> offeredBack = true;
                 }
             }
         } finally {
@@ -270,82 +259,84 @@ final class TaskDispatcher {
     }
 
     /**
-     * The short tasks' counterpart of the above: with every worker busy, sends a worker that runs a group of
-     * {@code head}'s call, with nothing behind it, that call's next group, so the worker starts it the moment
-     * its group ends instead of waiting for the parent to see the group's last answer. Only while, after that
-     * group, at least a group per worker of the call stays queued, so the call's last groups go to whichever
-     * worker is free first. No lock is taken unless some worker could use a group behind its own. Only groups
-     * expected to run {@link TaskGrouping#BEHIND_MIN_NANOS}: the result thread sleeps while such groups run, and
-     * for tiny tasks the extra message and the lock would cost more than the wait they save. The send under the
-     * pump lock never waits for room: a group carries at most {@link TaskGrouping#MAX_GROUP_BYTES} of arguments,
-     * one record of the ring, and the worker copied its running group out of the ring before running it.
-     *
-     * @return as {@link #queueBehindRunningTasks}
+     * @param next    a long task just taken off the queue
+     * @param running the lone task its worker runs
+     * @return whether {@code next} may go behind {@code running}; if not, it is back in the queue
      */
-    private boolean queueGroupsBehindRunningGroups(Task head) {
-        final TaskGrouping grouping = head.batch.grouping;
-        if (!grouping.outlastBehindMinimum(grouping.size(head.batch.remaining(), workers.count()))
-            || !anyRunningGroupAlone(head.batch)) {
-            return false; // tiny tasks: no lock, no queue traffic on their hot path
+    private boolean worthTaskBehind(Task next, Task running) {
+        if (next.batch == running.batch && queue.worthQueueingBehind(next, workers.count())) {
+            return true;
         }
-        if (!pumpLock.tryLock()) {
-            queueBehindMissed = true;
-            if (!pumpLock.tryLock()) {
-                return false;
-            }
+        queue.offerFirst(next);
+        return false;
+    }
+
+    /**
+     * Chains the group that {@code next}, just taken off the queue, heads, to go behind {@code running}'s group.
+     *
+     * @return whether the group may go; if not, its tasks are back in the queue
+     */
+    private boolean groupBehind(Task next, Task running) {
+        if (next.batch != running.batch || next.timeout != null || next.future.isDone()) {
+            queue.offerFirst(next);
+            return false;
         }
-        Task failed = null;
-        boolean offeredBack = false;
+        queue.groupBehind(next, workers.count(), finishCancelled);
+        final int size = chainLength(next);
+        if (size == 1 || !next.batch.grouping.outlastBehindMinimum(size)
+            || !queue.holdsGroupsOf(next.batch, size, workers.count())) {
+            queue.putBack(next); // a lone task, or the call's end: for whichever worker is free first
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Takes the pump lock for a queue-behind; when another thread holds it, leaves {@link #queueBehindMissed} for
+     * it first, so either the second try succeeds or the holder unlocks after the flag is up and dispatches again.
+     *
+     * @return whether this thread now holds the lock
+     */
+    private boolean lockForQueueBehind() {
+        if (pumpLock.tryLock()) {
+            return true;
+        }
+        queueBehindMissed = true;
+        return pumpLock.tryLock();
+    }
+
+    /** {@link #sendBehind}: the message is in the worker's ring. */
+    private static final int SENT = 0;
+    /** {@link #sendBehind}: the worker is dying; the message's tasks are back at the queue's head, unsent. */
+    private static final int REFUSED = 1;
+    /** {@link #sendBehind}: the message could not be encoded; each of its tasks holds the error, to be finished. */
+    private static final int FAILED = 2;
+
+    /**
+     * Sends the message headed by {@code next} (taken off the queue, chained as its group) to {@code w}, behind
+     * {@code tail}, the last task of the message the worker runs (pump lock held: every change to a running
+     * task's chain is made under it).
+     *
+     * @return {@link #SENT}, {@link #REFUSED} or {@link #FAILED}
+     */
+    private int sendBehind(Worker w, Task tail, Task next) {
+        markMessage(next, w, System.nanoTime());
+        tail.nextInGroup = next;
         try {
-            for (Worker w : workers.all()) {
-                final Task running = w.inFlight.get();
-                if (!runsGroupAlone(running, head.batch) || w.state.get() != Worker.BUSY) {
-                    continue;
-                }
-                final Task next = queue.take(w.id, currentWorker);
-                if (next == null) {
-                    break;
-                }
-                if (next.batch != running.batch || next.timeout != null || next.future.isDone()) {
-                    queue.offerFirst(next);
-                    offeredBack = true;
-                    break;
-                }
-                queue.groupBehind(next, workers.count(), finishCancelled);
-                final int size = chainLength(next);
-                if (size == 1 || !grouping.outlastBehindMinimum(size) || !queue.holdsGroupsOf(next.batch, size, workers.count())) {
-                    queue.putBack(next); // a lone task, or the call's end: for whichever worker is free first
-                    offeredBack = true;
-                    break;
-                }
-                markMessage(next, w, System.nanoTime());
-                final Task tail = running.messageTail;
-                tail.nextInGroup = next; // its tasks' times count from when the worker starts it (ResultPump)
-                boolean sent;
-                try {
-                    sent = w.send(next);
-                } catch (RuntimeException | Error e) {
-                    tail.nextInGroup = null;
-                    for (Task g = next; g != null; g = g.nextInGroup) {
-                        g.error = e;
-                    }
-                    failed = chainDone(next, failed);
-                    continue;
-                }
-                if (sent) {
-                    queue.placed(next, w.id);
-                    groupsQueuedBehind.incrementAndGet();
-                } else {
-                    tail.nextInGroup = null; // the worker is dying: its exit requeues nothing of this one
-                    queue.putBack(next);
-                    offeredBack = true;
-                }
+            if (w.send(next)) {
+                queue.placed(next, w.id);
+                return SENT;
             }
-        } finally {
-            pumpLock.unlock();
+        } catch (RuntimeException | Error e) {
+            tail.nextInGroup = null;
+            for (Task g = next; g != null; g = g.nextInGroup) {
+                g.error = e;
+            }
+            return FAILED;
         }
-        finisher.finishInOrder(failed);
-        return takeQueueBehindMissed() || offeredBack && workers.hasIdle();
+        tail.nextInGroup = null; // the worker is dying: its exit requeues nothing of this message
+        queue.putBack(next);
+        return REFUSED;
     }
 
     /** @return whether some worker runs a group of {@code call}'s with no message behind it (no lock: a hint) */
@@ -358,6 +349,12 @@ final class TaskDispatcher {
         return false;
     }
 
+    /** @return whether {@code running} is in its worker's ring with no task behind it */
+    private static boolean runsTaskAlone(Task running) {
+        return running != null && running.sent && running.nextInGroup == null;
+    }
+
+    /** @return whether {@code running} is in a group of {@code call}'s, without deadline, with nothing behind it */
     private static boolean runsGroupAlone(Task running, Task.Batch call) {
         if (running == null || running.batch != call || !running.sent || running.timeout != null) {
             return false;
