@@ -25,16 +25,20 @@ public final class FdStarvedCreate {
         String outcome = "ok";
         for (int attempt = 0; attempt < 5 && outcome.equals("ok"); attempt++) {
             takeEveryDescriptor(taken);
-            try (SharedArray a = SharedArray.create(DType.FLOAT64, 10)) {
-                outcome = "ok";
+            SharedArray made = null;
+            try {
+                made = SharedArray.create(DType.FLOAT64, 10);
             } catch (RuntimeException e) {
                 outcome = e.toString();
             }
+            if (made != null) {
+                // descriptors back first: this process's first release loads classes, and a class load opens a file
+                giveBack(taken);
+                made.close();
+            }
         }
         System.out.println("create " + outcome);
-        for (FileInputStream in : taken) {
-            in.close();
-        }
+        giveBack(taken);
         try (Stream<Path> files = Files.list(SharedArrays.processFolder())) {
             System.out.println("files " + files.count());
         }
@@ -42,6 +46,13 @@ public final class FdStarvedCreate {
             System.out.println("created");
         }
         first.release();
+    }
+
+    private static void giveBack(List<FileInputStream> taken) throws IOException {
+        for (FileInputStream in : taken) {
+            in.close();
+        }
+        taken.clear();
     }
 
     private static void takeEveryDescriptor(List<FileInputStream> taken) {
