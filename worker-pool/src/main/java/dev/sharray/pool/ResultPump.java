@@ -245,10 +245,7 @@ final class ResultPump {
                 next.deadline = now + Math.max(1, next.timeout.toNanos());
             }
             if (next.groupIndex == 1) {
-                // a message of its own, sent while this one ran: its time per task counts from its start
-                for (Task g = next; g != null; g = g == next.messageTail ? null : g.nextInGroup) {
-                    g.sentAt = now;
-                }
+                next.messageTail.sentAt = now; // a message sent while this one ran: its time counts from its start
             }
         }
         if (!w.inFlight.compareAndSet(t, next)) {
@@ -263,7 +260,7 @@ final class ResultPump {
             results.deadlineStarted();
         }
         t.nextInGroup = null;
-        if ((next == null || next.groupIndex == 1) && t.batch.grouping != null) {
+        if (t == t.messageTail && t.batch.grouping != null) {
             // a whole message answered: its time per task, the parent's own delays spread over the group
             t.batch.grouping.answered((System.nanoTime() - t.sentAt) / t.groupIndex);
         }

@@ -288,7 +288,7 @@ final class ResultThread {
      *         long tasks.
      */
     private boolean groupsOutlastWakeUp() {
-        return doorbell != null && pool.onlyGroupsWithGroupsBehind();
+        return pool.onlyGroupsWithGroupsBehind(); // its callers hold a doorbell
     }
 
     /**

@@ -41,7 +41,10 @@ final class Task {
 
     /** System.nanoTime() deadline once started, 0 for none. */
     long deadline;
-    /** System.nanoTime() when its message was sent. */
+    /**
+     * System.nanoTime() when its message was sent, or started if it was sent behind another; read on the message's
+     * last task only, whose answer ends the message (see {@link TaskGrouping#answered}).
+     */
     long sentAt;
     /** Set once its message is in the worker's ring: only then may a task be queued behind it. */
     volatile boolean sent;

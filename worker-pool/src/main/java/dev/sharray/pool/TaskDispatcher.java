@@ -385,16 +385,16 @@ final class TaskDispatcher {
         return done;
     }
 
-    /** Gives the tasks of the message headed by {@code head} their worker, sending time, places and tail. */
+    /** Gives the tasks of the message headed by {@code head} their worker, places and tail, and the tail the time. */
     private static void markMessage(Task head, Worker w, long now) {
         int index = 0;
         Task tail = head;
         for (Task g = head; g != null; g = g.nextInGroup) {
             g.worker = w;
-            g.sentAt = now;
             g.groupIndex = ++index;
             tail = g;
         }
+        tail.sentAt = now;
         for (Task g = head; g != null; g = g.nextInGroup) {
             g.messageTail = tail;
         }

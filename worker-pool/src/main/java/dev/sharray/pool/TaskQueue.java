@@ -98,17 +98,7 @@ final class TaskQueue {
             || t.arg.length > TaskGrouping.MAX_ARG_BYTES || t.fn.bytes.length > TaskGrouping.MAX_GROUP_BYTES) {
             return false;
         }
-        int queued = 1;
-        for (Task q : tasks) {
-            if (queued >= workers) {
-                break;
-            }
-            if (q.batch != t.batch) {
-                return false;
-            }
-            queued++;
-        }
-        return queued >= workers;
+        return headHolds(t.batch, workers - 1L); // t counts as one
     }
 
     /**
@@ -192,7 +182,14 @@ final class TaskQueue {
      *         (dropped ones count until they are skipped, as in {@link #worthQueueingBehind})
      */
     boolean holdsGroupsOf(Task.Batch call, int size, int workers) {
-        final long wanted = (long) size * Math.max(1, workers);
+        return headHolds(call, (long) size * Math.max(1, workers));
+    }
+
+    /**
+     * @return whether the queue's first {@code wanted} tasks (dropped ones included) all belong to {@code call};
+     *         reads no further than that, so a long queue costs nothing
+     */
+    private boolean headHolds(Task.Batch call, long wanted) {
         long queued = 0;
         for (Task q : tasks) {
             if (queued >= wanted) {
