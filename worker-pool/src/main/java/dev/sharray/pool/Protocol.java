@@ -9,7 +9,10 @@ package dev.sharray.pool;
  *   TASK     kind, taskId:long, fnMode:byte, fnId:int, [fnLength:int fnBytes] (INLINE, DEFINE, MAP_DEFINE),
  *            argument value
  *   TASKS    kind, count:int (at least 2), fnMode:byte (not INLINE), fnId:int, [fnLength:int fnBytes],
- *            then count times: taskId:long, argLength:int, argument value; run in order, one RESULT each
+ *            then count times: taskId:long, argLength:int, argument value; run in order, one RESULT each;
+ *            only the last RESULT rings a sleeping parent (see {@link RingFile})
+ *   TIMED_TASKS  as TASKS, for tasks with deadlines: every RESULT rings, as the parent's read of an answer
+ *            starts the next task's deadline
  *   RELEASE  kind, taskId:long      the parent has opened the arrays of that task's result
  *   STOP     kind                   finish and exit
  *   FORGET   kind, mapId:long       that map call is over: drop its cached function
@@ -24,6 +27,7 @@ final class Protocol {
     static final byte STOP = 3;
     static final byte FORGET = 4;
     static final byte TASKS = 5;
+    static final byte TIMED_TASKS = 6;
     static final byte HELLO = 10;
     static final byte RESULT = 11;
 

@@ -249,7 +249,7 @@ final class Worker {
 
     /** Writes the TASKS message of the group headed by {@code head} (all of one map call: one function). */
     private static int encodeGroup(MutableDirectBuffer b, int offset, Task head, byte mode) {
-        b.putByte(offset, Protocol.TASKS);
+        b.putByte(offset, head.timeout == null ? Protocol.TASKS : Protocol.TIMED_TASKS); // one call: one timeout
         int count = 0;
         int pos = encodeFunction(b, offset + Protocol.TASKS_HEADER, head.fn, mode);
         for (Task t = head; t != null; t = t.nextInGroup) {

@@ -54,8 +54,12 @@ final class WorkerLoop {
     };
 
     private boolean stopped;
-    /** Whether the task running now is its message's last (a lone task is): only its answer rings the parent. */
-    private boolean lastOfMessage = true;
+    /**
+     * Whether the answer of the task running now rings a sleeping parent: a lone task's and a group's last do, and
+     * in a group with deadlines every task's, for the parent's read of an answer starts the next task's deadline.
+     * The other answers of a group need no parent before its last: leaving them unrung spares a fence per answer.
+     */
+    private boolean answerWakesParent = true;
     private boolean taskReady;
     /** A TASKS message copied out of the ring, to run after the read returns. */
     private ExpandableArrayBuffer group = new ExpandableArrayBuffer(4096);
@@ -185,6 +189,7 @@ final class WorkerLoop {
                 onTask(buffer, offset, length);
                 break;
             case Protocol.TASKS:
+            case Protocol.TIMED_TASKS:
                 onTaskGroup(buffer, offset, length);
                 break;
             case Protocol.RELEASE:
@@ -277,6 +282,7 @@ final class WorkerLoop {
     private void runGroup() {
         final int end = groupLength;
         final int count = group.getInt(1, ByteOrder.LITTLE_ENDIAN);
+        final boolean timed = group.getByte(0) == Protocol.TIMED_TASKS;
         final int fnAt = Protocol.TASKS_HEADER;
         final byte mode = group.getByte(fnAt);
         final boolean fnBytesFollow = mode == Protocol.FN_DEFINE || mode == Protocol.FN_MAP_DEFINE;
@@ -311,11 +317,11 @@ final class WorkerLoop {
                     decodeError = t;
                 }
             }
-            lastOfMessage = i == count - 1;
+            answerWakesParent = timed || i == count - 1;
             runTask();
             pos += Protocol.GROUPED_TASK_HEADER + argLength;
         }
-        lastOfMessage = true;
+        answerWakesParent = true;
         group = ScratchBuffers.trimmed(group, 4096);
     }
 
@@ -497,7 +503,7 @@ final class WorkerLoop {
         // them on completion never waits for us; result arrays are held until the parent's RELEASE
         arrays.endTask(taskId, holds);
         writer.write(out, 0, length, keepWriting);
-        if (lastOfMessage || retire) {
+        if (answerWakesParent || retire) {
             wakeParentIfSleeping();
         }
         out = ScratchBuffers.trimmed(out, 4096);
