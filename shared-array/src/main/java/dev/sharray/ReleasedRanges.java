@@ -36,6 +36,9 @@ final class ReleasedRanges {
      */
     private static final long BYTE_BUDGET = Math.min(MAX_BYTES, addressSpaceLimit() / 8);
 
+    /** Loaded with this class rather than at the first release (see {@link #prepare}). */
+    @SuppressWarnings("unused")
+    private static final Class<Range> RANGE_CLASS = Range.class;
     private static final ArrayDeque<Range> RESERVED = new ArrayDeque<>();
     private static long reservedBytes;
 
@@ -43,6 +46,17 @@ final class ReleasedRanges {
     }
 
     private record Range(long address, long length, Runnable unmap) {
+    }
+
+    /**
+     * Readies the release path before this process maps an array, while it can still open files: a process that
+     * has run out of file descriptors must still be able to release its arrays, and the first release would
+     * otherwise load classes (a class path directory opens a file per class) and make the empty memory file,
+     * whose failure would leave every later release of the process without the reservation. Cheap after the
+     * first call.
+     */
+    static void prepare() {
+        reserving(); // runs this class's initialization (which loads Range) and the memory file's
     }
 
     /**

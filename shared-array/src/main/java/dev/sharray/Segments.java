@@ -151,6 +151,7 @@ final class Segments {
      * (a create's count of the entries, a millisecond per thousand, must not hold up other threads' releases).
      */
     static void ensureRoom(int entries, String what) {
+        ReleasedRanges.prepare(); // while this process can open files: its releases will need none
         try {
             MapEntries.ensureRoom(entries, what);
         } catch (MapLimitException e) {

@@ -9,9 +9,11 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * A child JVM for {@link OutOfDescriptorsTest}: takes every file descriptor it may open, then creates an array.
- * Prints {@code "create <exception>"} (or {@code "create ok"}), then, with its descriptors back, {@code "files N"} (what
- * the failed create left in its folder) and {@code "created"} once a create works.
+ * A child JVM for {@link OutOfDescriptorsTest}: takes every file descriptor it may open, then creates an array and
+ * releases the one it made before (its first release: nothing of the release path was loaded or made yet). Prints
+ * {@code "create <exception>"} (or {@code "create ok"}), {@code "release ok"} (or the exception, or that the file
+ * was left), then, with its descriptors back, {@code "files N"} (what the failed create and the release left in its
+ * folder) and {@code "created"} once a create works.
  */
 public final class FdStarvedCreate {
     private FdStarvedCreate() {
@@ -19,33 +21,39 @@ public final class FdStarvedCreate {
 
     public static void main(String[] args) throws Exception {
         final SharedArray first = SharedArray.create(DType.FLOAT64, 10); // folder made, reaper run
+        final Path firstFile = first.path();
         final List<FileInputStream> taken = new ArrayList<>();
         // the JVM may close a descriptor of its own between the grab and the create (a cleaner, a class path jar),
         // which lets the create through: grab again and retry, a few times, before reporting a create that worked
         String outcome = "ok";
         for (int attempt = 0; attempt < 5 && outcome.equals("ok"); attempt++) {
             takeEveryDescriptor(taken);
-            SharedArray made = null;
             try {
-                made = SharedArray.create(DType.FLOAT64, 10);
+                SharedArray.create(DType.FLOAT64, 10).close();
             } catch (RuntimeException e) {
                 outcome = e.toString();
             }
-            if (made != null) {
-                // descriptors back first: this process's first release loads classes, and a class load opens a file
-                giveBack(taken);
-                made.close();
-            }
         }
-        System.out.println("create " + outcome);
+        String released = "ok";
+        try {
+            first.release();
+            if (Files.exists(firstFile)) {
+                released = "left its file";
+            } else if (!ReleasedRanges.reserving()) {
+                released = "without the empty memory file that released ranges are mapped to";
+            }
+        } catch (RuntimeException | Error e) {
+            released = e.toString();
+        }
         giveBack(taken);
+        System.out.println("create " + outcome);
+        System.out.println("release " + released);
         try (Stream<Path> files = Files.list(SharedArrays.processFolder())) {
             System.out.println("files " + files.count());
         }
         try (SharedArray a = SharedArray.create(DType.FLOAT64, 10)) {
             System.out.println("created");
         }
-        first.release();
     }
 
     private static void giveBack(List<FileInputStream> taken) throws IOException {
