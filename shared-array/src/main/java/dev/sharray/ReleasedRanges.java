@@ -22,7 +22,7 @@ import java.util.ArrayDeque;
  * own unmap frees it.
  *
  * <p>Where the memory file cannot be made (no JNA, not Linux, a kernel before 3.17) every unmap is
- * immediate, as before.
+ * immediate, as before; so is a release while the process is out of file descriptors before the file was made.
  */
 final class ReleasedRanges {
     /** Ranges kept reserved before the oldest is freed: well below Linux's default 65,530 map entries. */
@@ -38,7 +38,7 @@ final class ReleasedRanges {
 
     /** Loaded with this class rather than at the first release (see {@link #prepare}). */
     @SuppressWarnings("unused")
-    private static final Class<Range> RANGE_CLASS = Range.class;
+    private static final Class<?>[] RELEASE_CLASSES = {Range.class, EmptyFile.class};
     private static final ArrayDeque<Range> RESERVED = new ArrayDeque<>();
     private static long reservedBytes;
 
@@ -50,13 +50,13 @@ final class ReleasedRanges {
 
     /**
      * Readies the release path before this process maps an array, while it can still open files: a process that
-     * has run out of file descriptors must still be able to release its arrays, and the first release would
-     * otherwise load classes (a class path directory opens a file per class) and make the empty memory file,
-     * whose failure would leave every later release of the process without the reservation. Cheap after the
-     * first call.
+     * has run out of file descriptors must still be able to release its arrays, and its first release would
+     * otherwise load this class and the ones it needs (from a class path folder, a file each). The empty memory
+     * file is not made here: that binds the C library, ~0.1 s of a pool worker's first task, which most workers
+     * never unmap in; one that a process out of descriptors cannot make is tried again at the next release.
      */
     static void prepare() {
-        reserving(); // runs this class's initialization (which loads Range) and the memory file's
+        // nothing more: the call ran this class's initialization, which loaded the classes of a release
     }
 
     /**
@@ -88,7 +88,11 @@ final class ReleasedRanges {
     }
 
     private static boolean mapOver(long address, long pages) {
-        return EmptyFile.FD >= 0 && (address & (PAGE - 1)) == 0 && Posix.mapOver(address, pages, EmptyFile.FD);
+        if ((address & (PAGE - 1)) != 0) {
+            return false;
+        }
+        final int fd = EmptyFile.fd();
+        return fd >= 0 && Posix.mapOver(address, pages, fd);
     }
 
     private static void keep(Range range) {
@@ -121,7 +125,7 @@ final class ReleasedRanges {
 
     /** @return whether unmapped ranges are kept reserved in this process */
     static boolean reserving() {
-        return EmptyFile.FD >= 0;
+        return EmptyFile.fd() >= 0;
     }
 
     /** @return how many ranges are reserved now */
@@ -171,9 +175,15 @@ final class ReleasedRanges {
         private static final int F_SEAL_SEAL = 1;
         private static final int F_SEAL_SHRINK = 2;
         private static final int F_SEAL_GROW = 4;
+        private static final int ENFILE = 23;
+        private static final int EMFILE = 24;
+        /** {@link #descriptor} before the file is made, and after a try that found the process out of descriptors. */
+        private static final int NOT_MADE = -2;
 
-        /** The memory file's descriptor, or -1 when there is none. */
-        static final int FD = create();
+        /** The memory file's descriptor, -1 when this process can have none, or {@link #NOT_MADE}. */
+        private static volatile int descriptor = NOT_MADE;
+        /** Whether the two libc calls are bound (guarded by the class lock). */
+        private static boolean bound;
 
         private EmptyFile() {
         }
@@ -182,16 +192,36 @@ final class ReleasedRanges {
 
         private static native int fcntl(int fd, int command, int argument) throws LastErrorException;
 
+        /** @return the memory file's descriptor, made at the first call that can; -1 while there is none */
+        static int fd() {
+            final int made = descriptor;
+            return made != NOT_MADE ? made : make();
+        }
+
+        private static synchronized int make() {
+            if (descriptor == NOT_MADE) {
+                descriptor = create();
+            }
+            return Math.max(-1, descriptor);
+        }
+
+        /** @return the new file's descriptor; -1 for good, or {@link #NOT_MADE} when out of descriptors now */
         private static int create() {
             if (!Posix.available() || !Platform.isLinux()) {
                 return -1;
             }
             try {
-                Native.register(EmptyFile.class, Platform.C_LIBRARY_NAME);
-                final int fd = memfd_create("sharray-released", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-                sealEmpty(fd);
-                return fd;
-            } catch (LastErrorException | UnsatisfiedLinkError e) {
+                if (!bound) {
+                    Native.register(EmptyFile.class, Platform.C_LIBRARY_NAME);
+                    bound = true;
+                }
+                final int made = memfd_create("sharray-released", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+                sealEmpty(made);
+                return made;
+            } catch (LastErrorException e) {
+                // out of descriptors: this release unmaps at once, and the next tries again
+                return e.getErrorCode() == EMFILE || e.getErrorCode() == ENFILE ? NOT_MADE : -1;
+            } catch (UnsatisfiedLinkError e) {
                 return -1;
             }
         }

@@ -13,7 +13,7 @@ import java.util.stream.Stream;
  * releases the one it made before (its first release: nothing of the release path was loaded or made yet). Prints
  * {@code "create <exception>"} (or {@code "create ok"}), {@code "release ok"} (or the exception, or that the file
  * was left), then, with its descriptors back, {@code "files N"} (what the failed create and the release left in its
- * folder) and {@code "created"} once a create works.
+ * folder), {@code "created"} once a create works, and whether released ranges are now reserved.
  */
 public final class FdStarvedCreate {
     private FdStarvedCreate() {
@@ -39,8 +39,6 @@ public final class FdStarvedCreate {
             first.release();
             if (Files.exists(firstFile)) {
                 released = "left its file";
-            } else if (!ReleasedRanges.reserving()) {
-                released = "without the empty memory file that released ranges are mapped to";
             }
         } catch (RuntimeException | Error e) {
             released = e.toString();
@@ -54,6 +52,8 @@ public final class FdStarvedCreate {
         try (SharedArray a = SharedArray.create(DType.FLOAT64, 10)) {
             System.out.println("created");
         }
+        // the empty memory file that released ranges are mapped to: made now if the starved release could not
+        System.out.println("reserving " + ReleasedRanges.reserving());
     }
 
     private static void giveBack(List<FileInputStream> taken) throws IOException {

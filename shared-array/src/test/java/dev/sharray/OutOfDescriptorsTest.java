@@ -41,8 +41,8 @@ class OutOfDescriptorsTest {
      * are free", with the disk nearly empty: the file store could not be looked up without a descriptor, and its
      * unknown free space counted as 0. The process's first release, out of descriptors too, frees its array: it
      * failed with NoClassDefFoundError when its classes were first loaded then (from a class path folder, a file
-     * per class), and without the empty memory file it maps over released ranges, made then too, every later
-     * release of the process would have unmapped at once.
+     * per class). The empty memory file that released ranges are mapped to, which it could not make, is made
+     * later: it was tried once, and a process out of descriptors then unmapped at once for good.
      */
     @Test
     void aCreateOutOfFileDescriptorsSaysSoNotThatTheDiskIsFullAndAReleaseStillWorks() throws Exception {
@@ -55,6 +55,7 @@ class OutOfDescriptorsTest {
             assertEquals("release ok", child.readLine());
             assertEquals("files 0", child.readLine(), "the failed create or the release left files");
             assertEquals("created", child.readLine());
+            assertEquals("reserving true", child.readLine(), "a memory file not made while out of descriptors is never made");
             assertEquals(0, child.finish());
         }
     }
