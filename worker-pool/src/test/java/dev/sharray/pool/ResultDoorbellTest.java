@@ -1,9 +1,8 @@
 package dev.sharray.pool;
 
-import dev.sharray.reducers.Reducer;
+import dev.sharray.pool.MapFunctionCacheTest.Factor;
+import dev.sharray.pool.MapFunctionCacheTest.FactorReducer;
 import dev.sharray.reducers.Reducers;
-import dev.sharray.reducers.ValueReader;
-import dev.sharray.reducers.ValueWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,7 +18,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -175,34 +173,6 @@ class ResultDoorbellTest {
         }
     }
 
-    /** A task's result whose reading in the parent (its reducer runs when the parent reads the answer) is counted. */
-    public record Answer(int value) {
-    }
-
-    /** Rebuilds {@link Answer}s, counting them in the JVM it runs in (only the parent reads them). */
-    public static final class CountingAnswerReducer implements Reducer<Answer> {
-        static final AtomicInteger READ = new AtomicInteger();
-
-        public CountingAnswerReducer() {
-        }
-
-        @Override
-        public Class<Answer> type() {
-            return Answer.class;
-        }
-
-        @Override
-        public void write(Answer value, ValueWriter out) {
-            out.writeInt(value.value());
-        }
-
-        @Override
-        public Answer read(ValueReader in) {
-            READ.incrementAndGet();
-            return new Answer(in.readInt());
-        }
-    }
-
     /**
      * Tasks with deadlines sent two to a message: the first one's answer must wake the sleeping parent, for the
      * second one's deadline counts from when the parent reads it. Deadlines and the sleep's guard of 10 minutes:
@@ -213,13 +183,13 @@ class ResultDoorbellTest {
     @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aGroupedTasksAnswerWakesTheSleepingParentWhenItsNeighbourHasADeadline(@TempDir Path dir) throws Exception {
         try (ProcessPool pool = ProcessPool.builder().workers(1).resultSleep(Duration.ofMinutes(10))
-            .taskTimeout(Duration.ofMinutes(10)).reducers(Reducers.defaults().with(new CountingAnswerReducer())).build()) {
+            .taskTimeout(Duration.ofMinutes(10)).reducers(Reducers.defaults().with(new FactorReducer())).build()) {
             awaitDoorbell(pool);
             pool.tasksPerMessage(2);
-            CountingAnswerReducer.READ.set(0);
+            FactorReducer.DECODED.set(0); // the parent's reducer counts the results it reads
             final long messagesBefore = pool.messagesSent();
             final String go = dir.resolve("go").toString();
-            final CompletableFuture<List<Answer>> call = CompletableFuture.supplyAsync(() -> pool.map((Integer x) -> {
+            final CompletableFuture<List<Factor>> call = CompletableFuture.supplyAsync(() -> pool.map((Integer x) -> {
                 if (x == 0) {
                     Thread.sleep(300); // the parent goes to sleep meanwhile
                 } else {
@@ -227,14 +197,14 @@ class ResultDoorbellTest {
                         Thread.sleep(5);
                     }
                 }
-                return new Answer(x);
+                return new Factor(x);
             }, List.of(0, 1)));
-            for (int i = 0; i < 3000 && CountingAnswerReducer.READ.get() == 0; i++) {
+            for (int i = 0; i < 3000 && FactorReducer.DECODED.get() == 0; i++) {
                 Thread.sleep(10);
             }
-            final int readWhileTheGroupRan = CountingAnswerReducer.READ.get();
+            final int readWhileTheGroupRan = FactorReducer.DECODED.get();
             Files.createFile(Path.of(go));
-            assertEquals(List.of(new Answer(0), new Answer(1)), call.get(30, TimeUnit.SECONDS));
+            assertEquals(List.of(new Factor(0), new Factor(1)), call.get(30, TimeUnit.SECONDS));
             assertEquals(1, pool.messagesSent() - messagesBefore, "the two tasks were not sent as one message");
             assertEquals(1, readWhileTheGroupRan, "the parent did not read the first answer while the second task ran");
         }
