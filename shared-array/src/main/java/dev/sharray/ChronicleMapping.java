@@ -12,6 +12,10 @@ import net.openhft.chronicle.core.io.ReferenceOwner;
  * then, so Chronicle's finalizer-based leak release never frees memory we still use.
  */
 final class ChronicleMapping implements Mapping, ReferenceOwner {
+    static {
+        NativeFiles.prepareJffi(); // before Chronicle's first use, which loads jffi
+    }
+
     private final MappedFile file;
     private final MappedBytesStore store;
     private final long address;

@@ -28,8 +28,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32C;
 
 /**
- * Native libraries shipped inside jars, as files {@code dlopen} can map: the codec's library and JNA's own
- * {@code libjnidispatch.so}.
+ * Native libraries shipped inside jars, as files {@code dlopen} can map: the codec's library, JNA's own
+ * {@code libjnidispatch.so} and jffi's {@code libjffi-1.2.so}.
  *
  * <p>A library in a plain folder (such as {@code target/classes}) is used where it is. A library inside a
  * jar is extracted once per content, safely with any number of processes starting at once and without
@@ -53,6 +53,9 @@ public final class NativeFiles {
     /** JNA's own library inside its jar, on the one platform sharray builds native code for. */
     static final String JNA_DISPATCH = "com/sun/jna/linux-x86-64/libjnidispatch.so";
     private static final String JNA_BOOT_PATH = "jna.boot.library.path";
+    /** jffi's library inside its native jar, on the one platform sharray builds native code for. */
+    static final String JFFI_STUB = "jni/x86_64-Linux/libjffi-1.2.so";
+    private static final String JFFI_BOOT_PATH = "jffi.boot.library.path";
     private static final String FOLDER_PREFIX = "sharray-native-";
     private static final String TEMP_SUFFIX = ".tmp";
     /** Temporary files older than this were left by a crashed process and are deleted. */
@@ -95,8 +98,7 @@ public final class NativeFiles {
      * or when the library cannot be found or cached (JNA then extracts it as usual). Never throws.
      */
     public static synchronized void prepareJna() {
-        if (preparingJna || System.getProperty(JNA_BOOT_PATH) != null || !"amd64".equals(System.getProperty("os.arch"))
-            || !System.getProperty("os.name", "").startsWith("Linux")) {
+        if (preparingJna || System.getProperty(JNA_BOOT_PATH) != null || !onLinuxAmd64()) {
             return;
         }
         // the owner check of a shared fallback root may ask libc (Posix) for the uid, whose set-up calls this
@@ -104,8 +106,8 @@ public final class NativeFiles {
         preparingJna = true;
         try {
             // the loader of JNA's classes, so the library matches their version (a class literal does not initialise)
-            Path library = locate(com.sun.jna.Native.class.getClassLoader(), JNA_DISPATCH);
-            if (library.getFileName().toString().equals("libjnidispatch.so")) {
+            final Path library = cached(com.sun.jna.Native.class.getClassLoader(), JNA_DISPATCH);
+            if (library != null) {
                 System.setProperty(JNA_BOOT_PATH, library.getParent().toString());
                 if (System.getProperty(JNA_TMPDIR) == null && !hasCacheHome()) {
                     // JNA's start-up cleans its temporary folder, $XDG_CACHE_HOME/JNA/temp or ~/.cache/JNA/temp,
@@ -114,10 +116,41 @@ public final class NativeFiles {
                     System.setProperty(JNA_TMPDIR, library.getParent().toString());
                 }
             }
-        } catch (IOException | RuntimeException | LinkageError e) {
-            // JNA extracts its library itself
         } finally {
             preparingJna = false;
+        }
+    }
+
+    /**
+     * Lets jffi (the native side of jnr-ffi, which Chronicle's POSIX layer loads for a {@code MAPPED_FILE} array)
+     * load its library from this cache instead of extracting it to a temporary file in every such JVM, a file
+     * that a JVM killed between the extraction and the load leaves in the temporary folder: sets
+     * {@code jffi.boot.library.path} to the cached copy's folder. Call before Chronicle's first use; does
+     * nothing when the property is set already, or when the library cannot be found or cached (jffi then
+     * extracts it as usual). Never throws.
+     */
+    static synchronized void prepareJffi() {
+        if (System.getProperty(JFFI_BOOT_PATH) != null || !onLinuxAmd64()) {
+            return;
+        }
+        // jnr-ffi comes with Chronicle, on the class path beside sharray
+        final Path library = cached(NativeFiles.class.getClassLoader(), JFFI_STUB);
+        if (library != null) {
+            System.setProperty(JFFI_BOOT_PATH, library.getParent().toString());
+        }
+    }
+
+    private static boolean onLinuxAmd64() {
+        return "amd64".equals(System.getProperty("os.arch")) && System.getProperty("os.name", "").startsWith("Linux");
+    }
+
+    /** @return the library resource as a loadable file ({@link #locate}), or null when it cannot be had */
+    private static Path cached(ClassLoader loader, String resource) {
+        try {
+            final Path library = locate(loader, resource);
+            return library.getFileName().toString().equals(fileName(resource)) ? library : null;
+        } catch (IOException | RuntimeException | LinkageError e) {
+            return null;
         }
     }
 

@@ -270,6 +270,27 @@ class NativeFilesTest {
     }
 
     /**
+     * Chronicle's POSIX layer loads jffi, which extracted its library to a temporary file in every JVM that mapped a
+     * MAPPED_FILE array (a killed JVM could leave it there): it now loads the cached copy, as JNA does.
+     */
+    @Test
+    void jffiLoadsItsLibraryFromTheCache() throws IOException {
+        Path cache = tmp.resolve("cache-jffi");
+        byte[] stub;
+        try (InputStream in = NativeFiles.class.getClassLoader().getResourceAsStream(NativeFiles.JFFI_STUB)) {
+            stub = in.readAllBytes();
+        }
+        Path expected = cache.resolve(NativeFiles.folderName(stub)).resolve("libjffi-1.2.so").toAbsolutePath();
+        try (ChildJvm child = ChildJvm.start(JffiChild.class, List.of("-Dsharray.nativeCache=" + cache,
+            "-Djava.io.tmpdir=" + Files.createDirectories(tmp.resolve("jffi-tmp"))))) {
+            assertEquals("read back: 42.0", child.readLine());
+            assertEquals("boot path: " + expected.getParent(), child.readLine());
+            assertEquals("mapped: " + expected, child.readLine());
+        }
+        assertArrayEquals(stub, Files.readAllBytes(expected));
+    }
+
+    /**
      * A uid without a passwd entry has user.home "?". JNA's start-up creates its temporary folder, ~/.cache/JNA/temp,
      * to clean it: "?/.cache/JNA/temp" in the working folder of every JVM that used JNA. With its library in the
      * cache, JNA is given that folder instead.
@@ -297,6 +318,21 @@ class NativeFilesTest {
             System.out.println("boot path: " + System.getProperty("jna.boot.library.path"));
             try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
                 System.out.println("mapped: " + maps.filter(l -> l.endsWith("libjnidispatch.so"))
+                    .map(l -> l.substring(l.indexOf('/'))).findFirst().orElse("none"));
+            }
+        }
+    }
+
+    /** Child side: maps a MAPPED_FILE array (Chronicle's first use), then reports which libjffi it mapped. */
+    public static final class JffiChild {
+        public static void main(String[] args) throws IOException {
+            try (SharedArray a = SharedArray.builder(DType.FLOAT64, 8).backing(Backing.MAPPED_FILE).create()) {
+                a.setDouble(42.0, 3);
+                System.out.println("read back: " + a.getDouble(3));
+            }
+            System.out.println("boot path: " + System.getProperty("jffi.boot.library.path"));
+            try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
+                System.out.println("mapped: " + maps.filter(l -> l.contains("jffi") && l.contains("/"))
                     .map(l -> l.substring(l.indexOf('/'))).findFirst().orElse("none"));
             }
         }
