@@ -105,8 +105,14 @@ public final class NativeFiles {
         // again on the same thread: that inner call returns at once, and JNA extracts its library itself
         preparingJna = true;
         try {
-            // the loader of JNA's classes, so the library matches their version (a class literal does not initialise)
-            final Path library = cached(com.sun.jna.Native.class.getClassLoader(), JNA_DISPATCH);
+            final ClassLoader jnaLoader;
+            try {
+                // the loader of JNA's classes, so the library matches their version (a class literal does not initialise)
+                jnaLoader = com.sun.jna.Native.class.getClassLoader();
+            } catch (LinkageError noJna) {
+                return;
+            }
+            final Path library = cached(jnaLoader, JNA_DISPATCH);
             if (library != null) {
                 System.setProperty(JNA_BOOT_PATH, library.getParent().toString());
                 if (System.getProperty(JNA_TMPDIR) == null && !hasCacheHome()) {
