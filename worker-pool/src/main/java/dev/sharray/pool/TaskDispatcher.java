@@ -305,38 +305,41 @@ final class TaskDispatcher {
         return pumpLock.tryLock();
     }
 
-    /** {@link #sendBehind}: the message is in the worker's ring. */
-    private static final int SENT = 0;
-    /** {@link #sendBehind}: the worker is dying; the message's tasks are back at the queue's head, unsent. */
-    private static final int REFUSED = 1;
-    /** {@link #sendBehind}: the message could not be encoded; each of its tasks holds the error, to be finished. */
-    private static final int FAILED = 2;
+    /** What became of a message sent behind a running one ({@link #sendBehind}). */
+    private enum SentBehind {
+        /** It is in the worker's ring. */
+        SENT,
+        /** The worker is dying: the message's tasks are back at the queue's head, unsent. */
+        REFUSED,
+        /** It could not be encoded: each of its tasks holds the error, to be finished. */
+        FAILED
+    }
 
     /**
      * Sends the message headed by {@code next} (taken off the queue, chained as its group) to {@code w}, behind
      * {@code tail}, the last task of the message the worker runs (pump lock held: every change to a running
      * task's chain is made under it).
      *
-     * @return {@link #SENT}, {@link #REFUSED} or {@link #FAILED}
+     * @return what became of it
      */
-    private int sendBehind(Worker w, Task tail, Task next) {
+    private SentBehind sendBehind(Worker w, Task tail, Task next) {
         markMessage(next, w, System.nanoTime());
         tail.nextInGroup = next;
         try {
             if (w.send(next)) {
                 queue.placed(next, w.id);
-                return SENT;
+                return SentBehind.SENT;
             }
         } catch (RuntimeException | Error e) {
             tail.nextInGroup = null;
             for (Task g = next; g != null; g = g.nextInGroup) {
                 g.error = e;
             }
-            return FAILED;
+            return SentBehind.FAILED;
         }
         tail.nextInGroup = null; // the worker is dying: its exit requeues nothing of this message
         queue.putBack(next);
-        return REFUSED;
+        return SentBehind.REFUSED;
     }
 
     /** @return whether some worker runs a group of {@code call}'s with no message behind it (no lock: a hint) */
