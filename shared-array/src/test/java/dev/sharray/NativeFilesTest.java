@@ -253,11 +253,8 @@ class NativeFilesTest {
     @Test
     void jnaLoadsItsOwnLibraryFromTheCache() throws IOException {
         Path cache = tmp.resolve("cache-jna");
-        byte[] dispatch;
-        try (InputStream in = com.sun.jna.Native.class.getClassLoader().getResourceAsStream(NativeFiles.JNA_DISPATCH)) {
-            dispatch = in.readAllBytes();
-        }
-        Path expected = cache.resolve(NativeFiles.folderName(dispatch)).resolve("libjnidispatch.so").toAbsolutePath();
+        byte[] dispatch = resourceBytes(com.sun.jna.Native.class.getClassLoader(), NativeFiles.JNA_DISPATCH);
+        Path expected = cachedCopy(cache, dispatch, "libjnidispatch.so");
         for (int run = 0; run < 2; run++) { // the first JVM extracts, the second reuses
             try (ChildJvm child = ChildJvm.start(JnaChild.class, List.of("-Dsharray.nativeCache=" + cache))) {
                 assertEquals("libc bound: true", child.readLine());
@@ -276,11 +273,8 @@ class NativeFilesTest {
     @Test
     void jffiLoadsItsLibraryFromTheCache() throws IOException {
         Path cache = tmp.resolve("cache-jffi");
-        byte[] stub;
-        try (InputStream in = NativeFiles.class.getClassLoader().getResourceAsStream(NativeFiles.JFFI_STUB)) {
-            stub = in.readAllBytes();
-        }
-        Path expected = cache.resolve(NativeFiles.folderName(stub)).resolve("libjffi-1.2.so").toAbsolutePath();
+        byte[] stub = resourceBytes(NativeFiles.class.getClassLoader(), NativeFiles.JFFI_STUB);
+        Path expected = cachedCopy(cache, stub, "libjffi-1.2.so");
         try (ChildJvm child = ChildJvm.start(JffiChild.class, List.of("-Dsharray.nativeCache=" + cache,
             "-Djava.io.tmpdir=" + Files.createDirectories(tmp.resolve("jffi-tmp"))))) {
             assertEquals("read back: 42.0", child.readLine());
@@ -316,10 +310,7 @@ class NativeFilesTest {
         public static void main(String[] args) throws IOException {
             System.out.println("libc bound: " + Posix.available());
             System.out.println("boot path: " + System.getProperty("jna.boot.library.path"));
-            try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
-                System.out.println("mapped: " + maps.filter(l -> l.endsWith("libjnidispatch.so"))
-                    .map(l -> l.substring(l.indexOf('/'))).findFirst().orElse("none"));
-            }
+            System.out.println("mapped: " + mappedFile("libjnidispatch"));
         }
     }
 
@@ -331,11 +322,30 @@ class NativeFilesTest {
                 System.out.println("read back: " + a.getDouble(3));
             }
             System.out.println("boot path: " + System.getProperty("jffi.boot.library.path"));
-            try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
-                System.out.println("mapped: " + maps.filter(l -> l.contains("jffi") && l.contains("/"))
-                    .map(l -> l.substring(l.indexOf('/'))).findFirst().orElse("none"));
-            }
+            System.out.println("mapped: " + mappedFile("jffi"));
         }
+    }
+
+    /**
+     * @return the path of the first file this process has mapped whose name contains {@code name} (a library loaded
+     *         from a temporary copy shows as that copy, with " (deleted)" once removed), or "none"
+     */
+    private static String mappedFile(String name) throws IOException {
+        try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
+            return maps.filter(l -> l.indexOf('/') >= 0 && l.substring(l.lastIndexOf('/')).contains(name))
+                .map(l -> l.substring(l.indexOf('/'))).findFirst().orElse("none");
+        }
+    }
+
+    private static byte[] resourceBytes(ClassLoader loader, String resource) throws IOException {
+        try (InputStream in = loader.getResourceAsStream(resource)) {
+            return in.readAllBytes();
+        }
+    }
+
+    /** @return where the cache under {@code root} keeps a library of these bytes under {@code fileName} */
+    private static Path cachedCopy(Path root, byte[] library, String fileName) {
+        return root.resolve(NativeFiles.folderName(library)).resolve(fileName).toAbsolutePath();
     }
 
     private static URL jarUrl() throws IOException {
