@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -128,7 +129,7 @@ final class RefCountFile {
         return f;
     }
 
-    /** Maps an existing reference file, validating its header. */
+    /** Maps an existing reference file, validating its header; refuses a file of another kind (a link, a FIFO). */
     static RefCountFile open(Path path) {
         // short, waits for nobody: not interruptible (the reaper maps the files it changes on the caller's thread)
         return InterruptsSetAside.call(() -> openNow(path));
@@ -137,7 +138,12 @@ final class RefCountFile {
     private static RefCountFile openNow(Path path) {
         Mapping mapped;
         runAccessHook(path);
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        final String kind = otherKindOfFile(path);
+        if (kind != null) {
+            throw new InvalidDescriptorException("refcount", path + " is " + kind + ", not a reference file");
+        }
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS)) {
             long size = ch.size();
             if (size != FILE_SIZE) {
                 throw new InvalidDescriptorException("refcount", path + " has " + size + " bytes, expected " + FILE_SIZE);
@@ -202,6 +208,26 @@ final class RefCountFile {
         }
     }
 
+    /**
+     * Says what a file at a reference file's name is when it is not a regular file, which sharray never makes
+     * there: opening a FIFO blocks until someone writes to it, and a symbolic link may lead out of the sharray
+     * folders. The check and a later open are two steps; the open adds {@code NOFOLLOW_LINKS} for the link.
+     *
+     * @return "a symbolic link", "a directory" or "a special file (FIFO, socket or device)"; null for a regular
+     *     file or none at all
+     */
+    static String otherKindOfFile(Path path) {
+        final java.nio.file.attribute.BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class,
+                LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            return null; // gone, or cannot be told: the open that follows says which
+        }
+        return attributes.isRegularFile() ? null : attributes.isSymbolicLink() ? "a symbolic link"
+            : attributes.isDirectory() ? "a directory" : "a special file (FIFO, socket or device)";
+    }
+
     private static InvalidDescriptorException notAReferenceFile(Path path) {
         return new InvalidDescriptorException("refcount", path + " is not a sharray reference file of version " + VERSION);
     }
@@ -237,8 +263,8 @@ final class RefCountFile {
      * may have caught a slot mid-change: map the file to judge it.
      *
      * @param scratch a direct buffer of {@link #FILE_SIZE} bytes, reused from one call to the next
-     * @return the copy, or null when the file is gone, shorter than a reference file or without its magic (being
-     *     created, or not one: {@link #open} refuses those too). A file of this version that is longer than
+     * @return the copy, or null when the file is gone, not a regular file ({@link #otherKindOfFile}), shorter than a
+     *     reference file or without its magic (being created, or not one: {@link #open} refuses those too). A file of this version that is longer than
      *     {@value #FILE_SIZE} bytes (grown by something else) gives a copy of its first bytes that
      *     {@link #looksCorrupt()}: open refuses it, while processes that mapped it before may still hold the array. A copy of another build's file (another
      *     {@link #VERSION}) says only {@link #isThisVersion()} and {@link #mayBeHeldByAnotherBuild()}.
@@ -254,7 +280,10 @@ final class RefCountFile {
     private static RefCountFile readCopyNow(Path path, ByteBuffer scratch) {
         scratch.clear();
         runAccessHook(path);
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+        if (otherKindOfFile(path) != null) {
+            return null; // not one sharray made: a FIFO would block this read, a link might lead out of the folder
+        }
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             final long size = ch.size();
             // the first page holds the header and the slots every version has; the rest only the slots in use
             if (size < FILE_SIZE && size != EARLIER_FILE_SIZE || !readUpTo(ch, scratch, PAGE)) {

@@ -172,7 +172,7 @@ final class Segments {
     static Object referenceFileKey(Path realDataPath) {
         try {
             final Object key = Files.readAttributes(refPathFor(realDataPath),
-                java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+                java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
             return key != null ? key : NO_FILE_KEY;
         } catch (IOException e) {
             return null; // as Files.exists says: no reference file (here)

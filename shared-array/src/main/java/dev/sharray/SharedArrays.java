@@ -161,6 +161,11 @@ public final class SharedArrays {
             return;
         }
         if (refs == null) {
+            final String kind = RefCountFile.otherKindOfFile(refPath);
+            if (kind != null) {
+                listed.unlisted(data, "its reference file is " + kind + ", which sharray never makes: not sharray's");
+                return;
+            }
             final long size = sizeOf(refPath);
             // a create writes the file empty, then its first page of zeros, then its length, then the header: all
             // of that is a create in progress while the owner lives
