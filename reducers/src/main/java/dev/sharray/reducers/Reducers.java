@@ -336,12 +336,16 @@ public final class Reducers {
         if (Map.class.isAssignableFrom(type)) {
             return new CollectionHandler(LinkedHashMap.class, (v, out) -> {
                 final Map<?, ?> m = (Map<?, ?>) v;
+                final int size = m.size();
                 out.writeByte(Tags.MAP);
-                out.writeInt(m.size());
+                out.writeInt(size);
+                int written = 0;
                 for (Map.Entry<?, ?> e : m.entrySet()) {
                     out.writeValue(e.getKey());
                     out.writeValue(e.getValue());
+                    written++;
                 }
+                checkUnchanged(m, size, written);
             });
         }
         return new Refusal(noReducerMessage(type));
@@ -475,15 +479,25 @@ public final class Reducers {
     }
 
     private static void writeCollection(byte tag, Collection<?> c, ValueWriter out) {
+        final int size = c.size();
         out.writeByte(tag);
-        out.writeInt(c.size());
+        out.writeInt(size);
         int written = 0;
         for (Object e : c) {
             out.writeValue(e);
             written++;
         }
-        if (written != c.size()) {
-            throw new ReducerException("collection changed size while being written");
+        checkUnchanged(c, size, written);
+    }
+
+    /**
+     * The receiver reads as many elements as the count written before them: one more or fewer (a concurrent
+     * collection changed by another thread meanwhile) would garble everything after it, and fail there.
+     */
+    private static void checkUnchanged(Object collection, int size, int written) {
+        if (written != size) {
+            throw new ReducerException("a " + collection.getClass().getName() + " changed size while being written ("
+                + size + " elements counted, " + written + " iterated): another thread changed it; send a copy");
         }
     }
 

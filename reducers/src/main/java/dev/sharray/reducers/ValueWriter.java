@@ -158,6 +158,7 @@ public final class ValueWriter {
         if (firstNonAscii < 0) {
             // the common case (class names, keys) needs no intermediate byte[]
             writeInt(n);
+            checkRoom(n);
             buffer.putStringWithoutLengthAscii(position, s);
             position += n;
         } else {
@@ -187,8 +188,21 @@ public final class ValueWriter {
      */
     public void writeByteArrayBody(byte[] bytes) {
         writeInt(bytes.length);
+        checkRoom(bytes.length);
         buffer.putBytes(position, bytes);
         position += bytes.length;
+    }
+
+    /**
+     * Refuses a write that would take the value past what an int-indexed buffer holds: each array is checked
+     * against that bound on its own, but several together would wrap the position past 2 GiB, and a bulk copy
+     * would then pass the buffer's limit check and write outside it.
+     */
+    private void checkRoom(int byteCount) {
+        if (byteCount > ArrayCodec.MAX_INLINE_BYTES - position) {
+            throw new ReducerException("the value is too big to write inline: " + ((long) position + byteCount)
+                + " bytes and more; share its large arrays (a SharedArray, or a pool with a smaller maxBytes)");
+        }
     }
 
     /**
@@ -201,7 +215,8 @@ public final class ValueWriter {
         if (byteCount == 0) {
             return;
         }
-        buffer.checkLimit(position + byteCount);
+        checkRoom(byteCount);
+        buffer.checkLimit(position + byteCount); // the copy below is not bounds-checked
         if (NATIVE_LE) {
             // one memcpy instead of an element loop: heap arrays are native-order, which is the wire order here
             UnsafeApi.copyMemory(array, PrimitiveArrays.baseOffset(array), buffer.byteArray(),

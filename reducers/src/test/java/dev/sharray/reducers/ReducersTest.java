@@ -956,4 +956,69 @@ class ReducersTest {
         private Nope() {
         }
     }
+
+    /**
+     * A collection whose count, written first, disagrees with what its iteration then gives (a concurrent one
+     * changed meanwhile) went out garbled: the receiver failed on what followed ("truncated input"). The list
+     * checked its size only after iterating, the map not at all.
+     */
+    @Test
+    void aCollectionThatChangesSizeWhileBeingWrittenIsRefusedBySender() {
+        final Reducers reducers = Reducers.defaults();
+        final List<Integer> list = new java.util.AbstractList<>() {
+            private int sizeCalls;
+
+            @Override
+            public Integer get(int index) {
+                return index;
+            }
+
+            @Override
+            public int size() {
+                return sizeCalls++ == 0 ? 3 : 2; // shrank after its count was written
+            }
+        };
+        final Map<String, Integer> map = new java.util.AbstractMap<>() {
+            @Override
+            public Set<Map.Entry<String, Integer>> entrySet() {
+                return Map.of("a", 1, "b", 2).entrySet();
+            }
+
+            @Override
+            public int size() {
+                return 3;
+            }
+        };
+        for (Object value : List.of(list, map)) {
+            final ReducerException e = assertThrows(ReducerException.class, () -> reducers.toBytes(List.of(value, "tail")));
+            assertTrue(e.getMessage().contains("changed size while being written"), e.getMessage());
+        }
+    }
+
+    /**
+     * Each array is checked against the 2 GiB an int-indexed buffer holds, but arrays written one after another
+     * wrapped the position: the bulk copy then passed the buffer's limit check (a negative limit) and wrote past
+     * the buffer's end (two 1.1 GB arrays overwrote another object's bytes on the heap). Here the buffer ends 1 MiB
+     * before 2 GiB, in an allocation 1 MiB longer, whose last MiB must stay untouched.
+     */
+    @Test
+    void aValueThatWouldTakeTheBufferPastTwoGibIsRefusedNotCopiedPastItsEnd() {
+        final int capacity = Integer.MAX_VALUE - (1 << 20);
+        final long slack = 2L << 20;
+        final long address = org.agrona.UnsafeApi.allocateMemory(capacity + slack); // untouched pages cost no RAM
+        try {
+            org.agrona.UnsafeApi.setMemory(address + capacity - 4096, 4096 + slack, (byte) 0);
+            final ValueWriter out = new ValueWriter(Reducers.defaults())
+                .wrap(new org.agrona.concurrent.UnsafeBuffer(address, capacity), capacity - 16, null);
+            final byte[] array = new byte[(1 << 20) + 64]; // fits the buffer's int range only if the position did not
+            Arrays.fill(array, (byte) 'A');
+            final ReducerException e = assertThrows(ReducerException.class, () -> out.writeValue(array));
+            assertTrue(e.getMessage().startsWith("the value is too big to write inline"), e.getMessage());
+            for (long at = capacity; at < capacity + slack; at++) {
+                assertEquals(0, org.agrona.UnsafeApi.getByte(address + at), "written past the buffer's end at " + at);
+            }
+        } finally {
+            org.agrona.UnsafeApi.freeMemory(address);
+        }
+    }
 }
