@@ -273,6 +273,9 @@ public final class ProcessPool implements AutoCloseable {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(args, "args");
         if (args.isEmpty()) {
+            if (!state.running()) {
+                throw TaskDispatcher.closedPool(); // as a call with tasks: nothing tells the caller otherwise
+            }
             return new ArrayList<>();
         }
         final SharingSession sharing = newSharing();

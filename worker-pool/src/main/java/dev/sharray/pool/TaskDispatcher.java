@@ -61,7 +61,7 @@ final class TaskDispatcher {
         if (!state.running()) {
             inFlight.decrementAndGet();
             t.batch.taskDone();
-            throw new IllegalStateException("ProcessPool is closed: no new tasks are accepted");
+            throw closedPool();
         }
         queue.offer(t);
         if (noWorkers != null) {
@@ -81,6 +81,11 @@ final class TaskDispatcher {
         if (dispatchNow) {
             dispatch();
         }
+    }
+
+    /** @return what a call on a closed pool throws */
+    static IllegalStateException closedPool() {
+        return new IllegalStateException("ProcessPool is closed: no new tasks are accepted");
     }
 
     /** Fails every queued task: the pool is closed and no worker will take them. */

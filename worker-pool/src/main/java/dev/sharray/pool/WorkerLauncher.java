@@ -152,10 +152,11 @@ final class WorkerLauncher {
 
     /**
      * @param arg one JVM argument
-     * @return it quoted for a {@code java @argfile} line, backslashes and quotes escaped
+     * @return it quoted for a {@code java @argfile} line: backslashes and quotes escaped, and line breaks, which
+     *     would end the line, written as the launcher's {@code \n} and {@code \r} escapes
      */
     static String quoteForArgFile(String arg) {
-        return '"' + arg.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+        return '"' + arg.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n").replace("\r", "\\r") + '"';
     }
 
     /**

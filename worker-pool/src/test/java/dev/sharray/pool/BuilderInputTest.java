@@ -45,6 +45,16 @@ class BuilderInputTest {
     }
 
     @Test
+    void aJvmOptionWithLineBreaksReachesTheWorkersIntact() throws Exception {
+        // before: the line break ended the option's line in the workers' argument file, and no worker started
+        // ("Could not find or load main class b")
+        final String value = "a\nb\r\nc \"quoted\" back\\slash\\n";
+        try (ProcessPool pool = ProcessPool.builder().workers(1).jvmOptions("-Dsharray.test.option=" + value).build()) {
+            assertEquals(value, pool.submit((String key) -> System.getProperty(key), "sharray.test.option").get());
+        }
+    }
+
+    @Test
     void aWorkerThatCannotStartSaysWhatItsJvmPrinted() {
         // the JVM prints "Too small maximum heap" on stdout; before, the message ended "last stderr lines: []"
         final IllegalStateException e = assertThrows(IllegalStateException.class,

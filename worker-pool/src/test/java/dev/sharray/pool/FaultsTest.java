@@ -158,6 +158,8 @@ class FaultsTest {
         final IllegalStateException refused = assertThrows(IllegalStateException.class, () -> pool.submit((Integer x) -> x, 1));
         assertTrue(refused.getMessage().contains("closed"));
         assertThrows(IllegalStateException.class, () -> pool.map((Integer x) -> x, List.of(1)));
+        // before: a call without tasks returned an empty list, as if the pool were open
+        assertThrows(IllegalStateException.class, () -> pool.map((Integer x) -> x, List.of()));
         pool.close(); // idempotent
         for (long pid : pids) {
             assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
