@@ -133,6 +133,23 @@ class BadInputTest {
     }
 
     @Test
+    void anOutputThatIsALinkToNothingIsRefusedAndLeftInPlace() throws Exception {
+        // a link to a drive that is not mounted: before, the failed create deleted the user's link
+        Path link = Files.createSymbolicLink(dir.resolve("backups"), dir.resolve("unmounted").resolve("backups"));
+        for (Path out : List.of(link, link.resolve("shards"))) {
+            assertFails(Cli.runThreads(null, "ec", "encode", input.toString(), "-o", out.toString()), 1,
+                "cannot create output directory " + out + ": " + link + " is a symbolic link to a missing "
+                    + dir.resolve("unmounted").resolve("backups"));
+            assertTrue(Files.isSymbolicLink(link), "the link is left in place");
+        }
+        // the default output, FILE.shards, too
+        Path defaultLink = Files.createSymbolicLink(dir.resolve("input.bin.shards"), dir.resolve("gone"));
+        assertFails(Cli.runThreads(null, "ec", "encode", input.toString()), 1, defaultLink + " is a symbolic link");
+        assertTrue(Files.isSymbolicLink(defaultLink), "the link is left in place");
+        assertEquals(inputHash, EcEndToEndTest.sha256(input));
+    }
+
+    @Test
     void verboseShowsTheStackTrace() throws Exception {
         Cli.Result r = Cli.runThreads(null, "--verbose", "ec", "encode", dir.resolve("nope").toString());
         assertEquals(1, r.exit());

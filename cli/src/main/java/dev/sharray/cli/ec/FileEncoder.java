@@ -243,6 +243,11 @@ public final class FileEncoder {
         // createDirectories makes every missing parent too: remember them all, so a failure removes them all
         List<Path> missing = new ArrayList<>();
         for (Path p = dir.toAbsolutePath(); p != null && !Files.exists(p); p = p.getParent()) {
+            if (Files.isSymbolicLink(p)) {
+                // a link to nothing: no directory can be made in its place, and it is not ours to remove
+                throw new CliException("cannot create output directory " + dir + ": " + p
+                    + " is a symbolic link to a missing " + linkTarget(p));
+            }
             missing.add(0, p);
         }
         try {
@@ -251,6 +256,14 @@ public final class FileEncoder {
         } catch (IOException e) {
             removeCreated(missing); // it may have made some parents before failing
             throw new CliException("cannot create output directory " + dir + ": " + ErrorMessages.reason(e), e);
+        }
+    }
+
+    private static String linkTarget(Path link) {
+        try {
+            return Files.readSymbolicLink(link).toString();
+        } catch (IOException e) {
+            return "target";
         }
     }
 
