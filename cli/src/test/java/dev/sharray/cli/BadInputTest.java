@@ -527,14 +527,7 @@ class BadInputTest {
             try (RandomAccessFile f = new RandomAccessFile(sparse.toFile(), "rw")) {
                 f.setLength(512 << 10); // all hole: reading it through a mapping needs a page of the tmpfs per page
             }
-            try (RandomAccessFile fill = new RandomAccessFile(mnt.resolve("fill").toFile(), "rw")) {
-                byte[] chunk = new byte[64 << 10];
-                while (true) {
-                    fill.write(chunk);
-                }
-            } catch (java.io.IOException full) {
-                // No space left on device: the tmpfs is full
-            }
+            fill(mnt);
             Path shards = dir.resolve("sparse-shards");
             // before: "the input shrank while encoding", though it had not changed at all
             for (boolean threads : new boolean[] {true, false}) {
@@ -547,6 +540,47 @@ class BadInputTest {
             }
         } finally {
             run("umount", "-l", mnt.toString());
+        }
+    }
+
+    @Test
+    void sparseShardsOnAFullTmpfsAreIntactNotTruncated() throws Exception {
+        Path zeros = Files.write(dir.resolve("zeros.bin"), new byte[800_000]);
+        Path shards = dir.resolve("zero-shards");
+        assertEquals(0, Cli.runThreads(null, "ec", "encode", zeros.toString(), "-k", "4", "-m", "2", "-o",
+            shards.toString(), "-q").exit());
+        Path mnt = smallTmpfs("sparse-shards");
+        try {
+            // copied with holes for their zeros, and without shard 0: mapping a hole needs a page the tmpfs lacks
+            Path copy = Files.createDirectory(mnt.resolve("zs"));
+            for (int i = 1; i < 6; i++) {
+                assertEquals(0, run("cp", "--sparse=always", EcEndToEndTest.shard(shards, i).toString(), copy.toString()));
+            }
+            fill(mnt);
+            // before: "truncated  shrank while it was being read" for each, "0 of 6 shards intact; NOT recoverable"
+            Cli.Result verify = Cli.runThreads(null, "ec", "verify", copy.toString());
+            assertEquals(1, verify.exit(), verify::toString);
+            assertTrue(verify.out().contains("5 of 6 shards intact; recoverable (1 damaged; run 'sharray ec repair')"),
+                verify::toString);
+            // rebuilding shard 0 maps the others: said to have shrunk, now what it is
+            assertFails(Cli.runThreads(null, "ec", "decode", copy.toString(), "-o", dir.resolve("out.bin").toString()), 1,
+                "has holes (parts never written) that its file system, which is full, cannot back to read them: free"
+                    + " space there, or copy the shards to a file system with room");
+            assertFalse(Files.exists(dir.resolve("out.bin")));
+        } finally {
+            run("umount", "-l", mnt.toString());
+        }
+    }
+
+    /** Writes into {@code folder} until its file system is full. */
+    private static void fill(Path folder) {
+        try (RandomAccessFile fill = new RandomAccessFile(folder.resolve("fill").toFile(), "rw")) {
+            byte[] chunk = new byte[64 << 10];
+            while (true) {
+                fill.write(chunk);
+            }
+        } catch (java.io.IOException full) {
+            // No space left on device: the file system is full
         }
     }
 

@@ -47,6 +47,7 @@ public final class FileDecoder {
             if (out.size() != length) {
                 out.truncate(length);
             }
+            set.requireIntactShardsUnchanged("decoding");
             staged.commit();
         } catch (IOException | TaskFailedException e) {
             throw new CliException("cannot write " + output + ": " + ErrorMessages.reason(e), e);

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.agrona.BufferUtil;
 
 /** Read-only file mappings that are unmapped explicitly (never left to the GC), and checksums over them. */
@@ -54,6 +56,52 @@ final class Mapped {
         if (b != null && b.isDirect()) {
             BufferUtil.free(b);
         }
+    }
+
+    /**
+     * @return the CRC-32C of {@code [pos, pos+len)} of the channel, read with read calls rather than mapped: a hole
+     *     of a sparse file reads as zeros this way, where a mapping of it on a full tmpfs faults (the file system
+     *     must give a page to map, and has none)
+     * @throws EOFException if the file ends before {@code pos + len}
+     */
+    static int readCrc(FileChannel ch, long pos, long len) throws IOException {
+        final ByteBuffer b = ByteBuffer.allocateDirect((int) Math.min(READ_CHUNK, Math.max(len, 1)));
+        int crc = 0;
+        for (long off = 0; off < len; ) {
+            b.clear().limit((int) Math.min(b.capacity(), len - off));
+            final int n = ch.read(b, pos + off);
+            if (n < 0) {
+                throw new EOFException("the file ends before byte " + (pos + len) + ": it shrank");
+            }
+            crc = Crc32c.update(crc, b.flip());
+            off += n;
+        }
+        return crc;
+    }
+
+    /** Bytes per read of {@link #readCrc}. */
+    private static final int READ_CHUNK = 1 << 20;
+
+    /**
+     * Why a file that kept its length faulted under a mapping. Reading a hole (a part of a sparse file never
+     * written) through a mapping makes a tmpfs allocate a page for it, which a full tmpfs cannot.
+     *
+     * @param file   the file
+     * @param what   names it at the start of the message ("the input", "shard 3 (path)")
+     * @param remedy what to do when its file system is full ("encode a copy without holes")
+     * @return the reason, for a message
+     */
+    static String faultWithoutShrinking(Path file, String what, String remedy) {
+        boolean full;
+        try {
+            full = Files.getFileStore(file).getUsableSpace() == 0;
+        } catch (IOException e) {
+            full = false;
+        }
+        return full ? what + " has holes (parts never written) that its file system, which is full, cannot back to read"
+            + " them: free space there, or " + remedy
+            : what + " faulted while being read, though it did not shrink: its file system could not back a part of it"
+            + " (a hole of a sparse file?)";
     }
 
     /**

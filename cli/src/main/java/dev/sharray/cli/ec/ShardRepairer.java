@@ -54,6 +54,7 @@ public final class ShardRepairer {
             for (int t : targets) {
                 Io.writeFully(out[t], h.withIndex(t).withBodyCrc(crcs[t]).toBuffer(), 0);
             }
+            set.requireIntactShardsUnchanged("repairing");
             staged.commit();
         } catch (IOException | TaskFailedException e) {
             throw new CliException("cannot repair " + set.dir() + ": " + ErrorMessages.reason(e), e);

@@ -29,12 +29,15 @@ public final class ShardSet {
     private final ShardHeader header;
     private final List<ShardEntry> entries;
     private final int foreignSets;
+    /** Per index, an intact shard's file state taken before its checksum was checked; null for the others. */
+    private final InputState[] intactStates;
 
-    private ShardSet(Path dir, ShardHeader header, List<ShardEntry> entries, int foreignSets) {
+    private ShardSet(Path dir, ShardHeader header, List<ShardEntry> entries, int foreignSets, InputState[] intactStates) {
         this.dir = dir;
         this.header = header;
         this.entries = entries;
         this.foreignSets = foreignSets;
+        this.intactStates = intactStates;
     }
 
     /** @return the shard directory */
@@ -197,9 +200,12 @@ public final class ShardSet {
         long bodyEnd = ShardHeader.SIZE + ref.shardLength();
         int k = ref.k();
         List<Integer> first = dataFirst ? toCheck.stream().filter(i -> i < k).toList() : toCheck;
-        List<ShardEntry> checked = parallel.map(i -> checkBody(i, files.get(i), headers.get(i), bodyEnd), first);
-        for (ShardEntry e : checked) {
-            entries.set(e.index(), e);
+        InputState[] states = new InputState[n];
+        List<ShardEntry> checked = new ArrayList<>();
+        for (Checked c : parallel.map(i -> checkBody(i, files.get(i), headers.get(i), bodyEnd), first)) {
+            checked.add(c.entry());
+            entries.set(c.entry().index(), c.entry());
+            states[c.entry().index()] = c.intactState();
         }
         if (dataFirst) {
             List<Integer> parity = toCheck.stream().filter(i -> i >= k).toList();
@@ -208,28 +214,90 @@ public final class ShardSet {
                     entries.set(i, new ShardEntry(i, files.get(i), ShardStatus.UNCHECKED, "not needed: every data shard is intact"));
                 }
             } else {
-                for (ShardEntry e : parallel.map(i -> checkBody(i, files.get(i), headers.get(i), bodyEnd), parity)) {
-                    entries.set(e.index(), e);
+                for (Checked c : parallel.map(i -> checkBody(i, files.get(i), headers.get(i), bodyEnd), parity)) {
+                    entries.set(c.entry().index(), c.entry());
+                    states[c.entry().index()] = c.intactState();
                 }
             }
         }
-        return new ShardSet(dir, ref, List.copyOf(entries), otherSets.size());
+        return new ShardSet(dir, ref, List.copyOf(entries), otherSets.size(), states);
     }
 
-    private static ShardEntry checkBody(int i, Path file, ShardHeader h, long expectedSize) {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            long size = ch.size();
-            if (size != expectedSize) {
-                return new ShardEntry(i, file, ShardStatus.TRUNCATED, "size " + size + " bytes, expected " + expectedSize);
+    /** A checked shard, and for an intact one the state of its file before the check (else null). */
+    private record Checked(ShardEntry entry, InputState intactState) {
+        Checked(int i, Path file, ShardStatus status, String detail) {
+            this(new ShardEntry(i, file, status, detail), null);
+        }
+    }
+
+    private static Checked checkBody(int i, Path file, ShardHeader h, long expectedSize) {
+        try {
+            // before the open and the read: a file put in its place, or written, from here on is told at the commit
+            final InputState before = InputState.of(file);
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                return checkOpened(i, file, h, expectedSize, ch, before);
             }
-            if (Mapped.crc(ch, ShardHeader.SIZE, h.shardLength()) != h.bodyCrc()) {
-                return new ShardEntry(i, file, ShardStatus.CORRUPTED, "body checksum mismatch");
-            }
-            return new ShardEntry(i, file, ShardStatus.INTACT, "");
         } catch (EOFException | MemoryFaultException e) { // cut short after its size was checked
-            return new ShardEntry(i, file, ShardStatus.TRUNCATED, "shrank while it was being read");
+            return new Checked(i, file, ShardStatus.TRUNCATED, "shrank while it was being read");
         } catch (IOException e) {
-            return new ShardEntry(i, file, ShardStatus.UNREADABLE, "cannot read: " + ErrorMessages.reason(e));
+            return new Checked(i, file, ShardStatus.UNREADABLE, "cannot read: " + ErrorMessages.reason(e));
+        }
+    }
+
+    private static Checked checkOpened(int i, Path file, ShardHeader h, long expectedSize, FileChannel ch,
+                                       InputState before) throws IOException {
+        long size = ch.size();
+        if (size != expectedSize) {
+            return new Checked(i, file, ShardStatus.TRUNCATED, "size " + size + " bytes, expected " + expectedSize);
+        }
+        if (bodyCrc(ch, h.shardLength(), expectedSize) != h.bodyCrc()) {
+            return new Checked(i, file, ShardStatus.CORRUPTED, "body checksum mismatch");
+        }
+        return new Checked(new ShardEntry(i, file, ShardStatus.INTACT, ""), before);
+    }
+
+    /**
+     * The body's checksum through mappings; where a mapping faults though the file kept its size, through read
+     * calls: a hole of a sparse shard on a full tmpfs faults when mapped (it was reported "truncated", and an intact
+     * set "NOT recoverable"), and reads as zeros.
+     */
+    private static int bodyCrc(FileChannel ch, long bodyLength, long expectedSize) throws IOException {
+        try {
+            return Mapped.crc(ch, ShardHeader.SIZE, bodyLength);
+        } catch (MemoryFaultException e) {
+            if (ch.size() != expectedSize) {
+                throw e; // it shrank
+            }
+            return Mapped.readCrc(ch, ShardHeader.SIZE, bodyLength);
+        }
+    }
+
+    /**
+     * Checks that no intact shard was written to, replaced or cut since the scan checked it. The decode and the
+     * repair read the intact shards again after the scan (a kernel copy, or the workers' own mappings), so a shard
+     * written to meanwhile would give an output, or a rebuilt shard with a checksum, made of bytes no checksum
+     * vouched for. Like the encode's check of its input, this sees writes through the file system's calls, which
+     * move a file's times; a write through another process's shared mapping of a tmpfs file moves none.
+     *
+     * @param doing what the caller does, for the message ("decoding")
+     * @throws IOException "shard N (path) changed while decoding (what changed)", or when a shard cannot be read
+     */
+    public void requireIntactShardsUnchanged(String doing) throws IOException {
+        for (ShardEntry e : entries) {
+            final InputState before = intactStates[e.index()];
+            if (before == null) {
+                continue;
+            }
+            String change;
+            try {
+                change = before.changeTo(InputState.of(e.path()));
+            } catch (java.nio.file.NoSuchFileException gone) {
+                change = "it was removed";
+            }
+            if (change != null) {
+                throw new IOException("shard " + e.index() + " (" + e.path() + ") changed while " + doing + " (" + change
+                    + "); nothing was written: run it again once the shards are no longer being written");
+            }
         }
     }
 

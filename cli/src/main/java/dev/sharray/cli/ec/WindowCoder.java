@@ -98,17 +98,25 @@ public final class WindowCoder {
             if (Files.size(input) < job.length()) {
                 return new IOException("the input shrank while encoding", e);
             }
-            // not shrunk: a page the file system could not give. Reading a hole (a part of a sparse file never
-            // written) through a mapping makes a tmpfs allocate a page for it, which a full tmpfs cannot: this
-            // used to be reported as "the input shrank while encoding"
-            final boolean full = Files.getFileStore(input).getUsableSpace() == 0;
-            return new IOException(full ? "the input has holes (parts never written) that its file system, which is"
-                + " full, cannot back to read them: free space there, or encode a copy without holes"
-                : "the input faulted while being read, though it did not shrink: its file system could not back a part"
-                + " of it (a hole of a sparse file?)", e);
+            // not shrunk: a page the file system could not give (this used to say "the input shrank while encoding")
+            return new IOException(Mapped.faultWithoutShrinking(input, "the input", "encode a copy without holes"), e);
         } catch (IOException gone) { // deleted or replaced meanwhile: as before
             return new IOException("the input shrank while encoding", e);
         }
+    }
+
+    /** @return why a shard faulted under its mapping, which reached {@code end} bytes into its body */
+    private static String shardFault(ReconstructJob job, int shard, long end) {
+        final Path file = Path.of(job.paths().get(shard));
+        try {
+            if (Files.size(file) >= ShardHeader.SIZE + end) {
+                return Mapped.faultWithoutShrinking(file, "shard " + shard + " (" + file + ")",
+                    "copy the shards to a file system with room");
+            }
+        } catch (IOException gone) {
+            // removed meanwhile: it shrank, as far as this decode can tell
+        }
+        return shrankWhileDecoding(job, shard);
     }
 
     private static String shrankWhileDecoding(ReconstructJob job, int shard) {
@@ -155,7 +163,7 @@ public final class WindowCoder {
             }
         } catch (MemoryFaultException e) { // a mapped shard file, or the scratch rows' shared file, was truncated
             final int i = e.shard();
-            throw new IOException(i < 0 ? "a shard shrank while decoding" : job.present()[i] ? shrankWhileDecoding(job, i)
+            throw new IOException(i < 0 ? "a shard shrank while decoding" : job.present()[i] ? shardFault(job, i, col + len)
                 : "the shared memory of the rebuilt shards was truncated while decoding", e);
         } finally {
             maps.forEach(Mapped::unmap);
