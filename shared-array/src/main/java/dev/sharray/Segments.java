@@ -42,6 +42,8 @@ final class Segments {
     static volatile Runnable afterLastLocalReference;
     /** Test hook (null in use): runs in a last local release between closing the segment and giving its slot back. */
     static volatile Runnable beforeSlotGivenBack;
+    /** Test hook (null in use): runs in an open of a shared array between taking its reference and mapping its data. */
+    static volatile Runnable afterOpenAcquired;
 
     private Segments() {
     }
@@ -130,18 +132,38 @@ final class Segments {
                 throw released(realDataPath);
             }
             try {
+                runHook(afterOpenAcquired);
                 Segment s = mapData(realDataPath, refPath, refs, slot);
                 s.refKey = refKey;
                 OPEN.put(realDataPath, s);
                 return s;
             } catch (RuntimeException e) {
-                refs.decrement(slot);
-                refs.freeSlot(slot);
+                giveBackFailedOpen(refs, slot, realDataPath, e);
                 throw e;
             }
         } catch (RuntimeException e) {
             refs.unmap();
             throw e;
+        }
+    }
+
+    /**
+     * Gives back the reference of an open that failed after taking it (a data file that cannot be mapped or read).
+     * Every other holder may have released meanwhile, each seeing this reference and leaving the files: the last
+     * reference is then this one, and deleting the array falls to this open, as to a last release.
+     */
+    private static void giveBackFailedOpen(RefCountFile refs, int slot, Path dataPath, RuntimeException failure) {
+        refs.decrement(slot);
+        boolean deleted = false;
+        try {
+            deleted = deleteIfUnreferenced(refs, dataPath) >= 0;
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+        if (deleted) {
+            removeFolderIfOwnerEnded(dataPath.getParent());
+        } else {
+            refs.freeSlot(slot);
         }
     }
 
