@@ -264,8 +264,9 @@ final class RefCountFile {
      *
      * @param scratch a direct buffer of {@link #FILE_SIZE} bytes, reused from one call to the next
      * @return the copy, or null when the file is gone, not a regular file ({@link #otherKindOfFile}), shorter than a
-     *     reference file or without its magic (being created, or not one: {@link #open} refuses those too). A file of this version that is longer than
-     *     {@value #FILE_SIZE} bytes (grown by something else) gives a copy of its first bytes that
+     *     reference file or without its magic (being created, or not one: {@link #open} refuses those too). A file
+     *     of this version that is longer than {@value #FILE_SIZE} bytes (grown by something else) gives a copy of its
+     *     first bytes that
      *     {@link #looksCorrupt()}: open refuses it, while processes that mapped it before may still hold the array. A copy of another build's file (another
      *     {@link #VERSION}) says only {@link #isThisVersion()} and {@link #mayBeHeldByAnotherBuild()}.
      * @throws UncheckedIOException when the file is there but cannot be read (out of file descriptors, an I/O
