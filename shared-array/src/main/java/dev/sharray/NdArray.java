@@ -531,20 +531,23 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     }
 
     /**
-     * Sums in four interleaved partial sums, element {@code i} (in row-major order) into sum {@code i % 4},
-     * added as {@code (s0 + s1) + (s2 + s3)}: the order of {@link SharedArray#sum()}'s fast path for contiguous
-     * FLOAT64 data (four chains of additions, about twice as fast as one), so every layout of the same values
-     * (heap, shared, any view) gives the same bits. Like numpy's, the result may differ in the last bits from a
-     * one-by-one sum.
+     * Sums in NumPy's pairwise order (NumPy 2's, over the whole array in row-major order): runs of at most 128
+     * elements in eight interleaved partial sums, longer runs split in halves whose sums are added. The rounding
+     * error grows with the logarithm of the size rather than with the size, and a dense FLOAT64 array gives the same
+     * bits as NumPy 2's {@code sum} (NumPy 1 adds the pairwise sums of blocks of 8,192 elements one by one, so it can
+     * differ in the last bits past that size). Every layout of the same values (heap, shared, any view) gives the
+     * same bits. Other dtypes are summed as doubles in the same order.
      *
      * @return the sum of all elements (0 for an empty array)
      */
     public double sum() {
         checkAccessible();
-        final double[] lanes = new double[4];
-        final long[] i = {0};
-        forEachLocation(loc -> lanes[(int) (i[0]++ & 3)] += valueAsDouble(loc));
-        return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+        if (isDenseFloat64()) {
+            return 0.0 + PairwiseSum.ofDense(unsafeBase(), unsafeOffset(), size());
+        }
+        final PairwiseSum sum = new PairwiseSum(size());
+        forEachLocation(loc -> sum.add(valueAsDouble(loc)));
+        return 0.0 + sum.result();
     }
 
     /** @return the smallest element, as a double (see the class comment for INT64); NaN if any element is NaN */
@@ -565,10 +568,9 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     }
 
     /**
-     * Sums the products in the order of {@link #sum()}: the product of the elements at row-major position {@code i}
-     * into partial sum {@code i % 4}, added as {@code (s0 + s1) + (s2 + s3)}, so every layout of the same values gives
-     * the same bits. Both arrays are streamed, never copied; contiguous FLOAT64 operands (a dense shared array or
-     * view, a FLOAT64 heap array) take a fast path.
+     * Sums the products in the order of {@link #sum()} (pairwise, in row-major order), so every layout of the same
+     * values gives the same bits. Both arrays are streamed, never copied; contiguous FLOAT64 operands (a dense shared
+     * array or view, a FLOAT64 heap array) take a fast path.
      *
      * @param other an array of the same shape
      * @return the sum of the element-wise products (the flattened inner product)
@@ -578,45 +580,20 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
         checkAccessible();
         other.checkAccessible();
         if (isDenseFloat64() && other.isDenseFloat64()) {
-            return denseDot(unsafeBase(), unsafeOffset(), other.unsafeBase(), other.unsafeOffset(), size());
+            return 0.0 + PairwiseSum.ofDenseProducts(unsafeBase(), unsafeOffset(), other.unsafeBase(),
+                other.unsafeOffset(), size());
         }
         // the other's element at the same row-major index as this one's: the two may be laid out differently
         final long[] shape = shape();
         final long[] index = new long[shape.length];
-        final double[] lanes = new double[4];
-        final long[] i = {0};
+        final PairwiseSum sum = new PairwiseSum(size());
         forEachLocation(loc -> {
-            lanes[(int) (i[0]++ & 3)] += valueAsDouble(loc) * other.valueAsDouble(other.locate(index));
+            sum.add(valueAsDouble(loc) * other.valueAsDouble(other.locate(index)));
             for (int d = index.length - 1; d >= 0 && ++index[d] == shape[d]; d--) {
                 index[d] = 0;
             }
         });
-        return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-    }
-
-    /** {@link #dot} of {@code n} contiguous doubles at each base and offset ({@code null} base: an address). */
-    private static double denseDot(Object a, long aOffset, Object b, long bOffset, long n) {
-        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        final long n4 = n & ~3L;
-        for (long i = 0; i < n4; i += 4) {
-            final long at = i * Double.BYTES;
-            s0 += UnsafeApi.getDouble(a, aOffset + at) * UnsafeApi.getDouble(b, bOffset + at);
-            s1 += UnsafeApi.getDouble(a, aOffset + at + 8) * UnsafeApi.getDouble(b, bOffset + at + 8);
-            s2 += UnsafeApi.getDouble(a, aOffset + at + 16) * UnsafeApi.getDouble(b, bOffset + at + 16);
-            s3 += UnsafeApi.getDouble(a, aOffset + at + 24) * UnsafeApi.getDouble(b, bOffset + at + 24);
-        }
-        final long tail = n4 * Double.BYTES;
-        final int rest = (int) (n - n4);
-        if (rest > 0) {
-            s0 += UnsafeApi.getDouble(a, aOffset + tail) * UnsafeApi.getDouble(b, bOffset + tail);
-        }
-        if (rest > 1) {
-            s1 += UnsafeApi.getDouble(a, aOffset + tail + 8) * UnsafeApi.getDouble(b, bOffset + tail + 8);
-        }
-        if (rest > 2) {
-            s2 += UnsafeApi.getDouble(a, aOffset + tail + 16) * UnsafeApi.getDouble(b, bOffset + tail + 16);
-        }
-        return (s0 + s1) + (s2 + s3);
+        return 0.0 + sum.result();
     }
 
     /** @return whether the elements are FLOAT64, contiguous in row-major order at {@link #unsafeOffset()} */

@@ -1127,37 +1127,6 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     }
 
     @Override
-    public double sum() {
-        if (dtype == DType.FLOAT64 && isContiguous()) {
-            checkAccessible();
-            // the order of NdArray.sum(), so a view or a heap copy of the same values sums to the same bits
-            double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            final long n = size();
-            final long n4 = n & ~3L;
-            for (long i = 0; i < n4; i += 4) {
-                final long p = address + i * 8;
-                s0 += UnsafeApi.getDouble(p);
-                s1 += UnsafeApi.getDouble(p + 8);
-                s2 += UnsafeApi.getDouble(p + 16);
-                s3 += UnsafeApi.getDouble(p + 24);
-            }
-            final long tail = address + n4 * 8;
-            final int rest = (int) (n - n4);
-            if (rest > 0) {
-                s0 += UnsafeApi.getDouble(tail);
-            }
-            if (rest > 1) {
-                s1 += UnsafeApi.getDouble(tail + 8);
-            }
-            if (rest > 2) {
-                s2 += UnsafeApi.getDouble(tail + 16);
-            }
-            return (s0 + s1) + (s2 + s3);
-        }
-        return super.sum();
-    }
-
-    @Override
     boolean isDenseFloat64() {
         return dtype == DType.FLOAT64 && isContiguous();
     }

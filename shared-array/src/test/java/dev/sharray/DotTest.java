@@ -70,13 +70,13 @@ class DotTest {
     }
     /**
      * The fast path (contiguous FLOAT64 operands, shared or heap) and the general one (strided views, other dtypes)
-     * sum the same products in the same order, that of sum(): the same bits for every layout, and for every tail
-     * length past a multiple of four.
+     * sum the same products in the same order, that of sum() (pairwise): the same bits for every layout, and for
+     * every tail length past a multiple of eight, and across a run's longest and the first splits.
      */
     @Test
     void everyLayoutOfTheSameValuesGivesTheSameBits() {
         final java.util.Random random = new java.util.Random(42);
-        for (int n : new int[] {0, 1, 2, 3, 4, 5, 6, 7, 1001, 1003}) {
+        for (int n : new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 127, 128, 129, 1001, 1003}) {
             final double[] x = new double[n];
             final double[] y = new double[n];
             final double[] pairs = new double[2 * n];
@@ -86,11 +86,11 @@ class DotTest {
                 pairs[2 * i] = x[i];
                 pairs[2 * i + 1] = y[i];
             }
-            final double[] lanes = new double[4];
+            final double[] products = new double[n];
             for (int i = 0; i < n; i++) {
-                lanes[i % 4] += x[i] * y[i];
+                products[i] = x[i] * y[i];
             }
-            final double expected = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+            final double expected = PairwiseReference.sum(products);
             try (SharedArray dx = SharedArray.create(DType.FLOAT64, n);
                  SharedArray dy = SharedArray.create(DType.FLOAT64, n);
                  SharedArray both = SharedArray.create(DType.FLOAT64, n, 2);

@@ -264,23 +264,15 @@ class ElementAccessTest {
 
     @Test
     void sumGivesTheSameBitsForEveryLayoutOfTheSameValues() {
-        // values whose sum depends on the order of the additions, every length across the fast path's tail
+        // values whose sum depends on the order of the additions; lengths across the eight lanes' tail, a run's
+        // longest (128) and the first splits
         final java.util.Random random = new java.util.Random(3);
-        for (int n : new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1001}) {
+        for (int n : new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 127, 128, 129, 136, 1001, 4099}) {
             final double[] values = new double[n];
             for (int i = 0; i < n; i++) {
                 values[i] = random.nextGaussian() * Math.pow(10, random.nextInt(12));
             }
-            double lane0 = 0, lane1 = 0, lane2 = 0, lane3 = 0;
-            for (int i = 0; i < n; i++) {
-                switch (i & 3) {
-                    case 0: lane0 += values[i]; break;
-                    case 1: lane1 += values[i]; break;
-                    case 2: lane2 += values[i]; break;
-                    default: lane3 += values[i];
-                }
-            }
-            final double expected = (lane0 + lane1) + (lane2 + lane3);
+            final double expected = PairwiseReference.sum(values);
             try (SharedArray contiguous = SharedArray.copyOf(values);
                  SharedArray table = SharedArray.create(DType.FLOAT64, n, 2)) {
                 for (int i = 0; i < n; i++) {
