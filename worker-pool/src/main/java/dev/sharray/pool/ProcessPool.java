@@ -636,15 +636,20 @@ public final class ProcessPool implements AutoCloseable {
      * ({@link Builder#taskTimeout}, {@link #submit(RemoteFunction, Object, Duration)}), or call
      * {@link #shutdownNow()}, from another thread too: it kills the workers and this {@code close()} returns.
      *
-     * <p>A second call returns once the pool has stopped; except in a callback run on the pool's result thread, where it
-     * returns at once: the first call's stop waits for that thread.
+     * <p>A second call returns once the pool has stopped; except in a callback that the first call's stop waits for,
+     * where it returns at once: one run on the pool's result thread, or on the thread in the first {@code close()} or
+     * {@code shutdownNow()} (which completes tasks, and so runs their callbacks, while it drains and stops).
      */
     @Override
     public void close() {
         if (!state.beginClosing()) {
-            stopSequence.awaitStoppedUnlessResultThread();
+            stopSequence.awaitStoppedUnlessStoppingHere();
             return;
         }
+        stopSequence.closeOnThisThread(this::drainAndStop);
+    }
+
+    private void drainAndStop() {
         // the caller's interrupt is put aside while it drains, and given back: kept set, it made every park below
         // return at once, a busy loop taking a core from the workers for as long as the last tasks ran
         boolean interrupted = Thread.interrupted();
@@ -671,11 +676,11 @@ public final class ProcessPool implements AutoCloseable {
     public void shutdownNow() {
         state.markShutdownNow();
         if (state.closed()) {
-            stopSequence.awaitStoppedUnlessResultThread();
+            stopSequence.awaitStoppedUnlessStoppingHere();
             return;
         }
         state.beginClosing();
-        stopSequence.stop(true);
+        stopSequence.closeOnThisThread(() -> stopSequence.stop(true));
     }
 
     /** Settings fixed at build time. */

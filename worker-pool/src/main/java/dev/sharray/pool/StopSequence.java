@@ -44,6 +44,9 @@ final class StopSequence {
         this.copies = copies;
     }
 
+    /** Set on a thread while it runs the pool's close() or shutdownNow() ({@link #closeOnThisThread}). */
+    private final ThreadLocal<Boolean> closingHere = new ThreadLocal<>();
+
     /** Test hook: {@code hook} runs in the stop, before the workers are stopped (null: none). */
     void duringStop(Runnable hook) {
         duringStop = hook;
@@ -136,11 +139,31 @@ final class StopSequence {
     }
 
     /**
-     * Another call stops the pool: waits until it has, unless this is the result thread (a callback closing the pool),
-     * which that stop waits for (up to {@link #STOP_GRACE_MILLIS}): both waited, the stop stalled for the whole grace.
+     * Runs {@code closing}, the body of a {@code close()} or {@code shutdownNow()}, marked as closing the pool on
+     * this thread: a callback it runs (a task it settles while it drains or stops) may close the pool again.
      */
-    void awaitStoppedUnlessResultThread() {
-        if (!results.isCurrentThread()) {
+    void closeOnThisThread(Runnable closing) {
+        if (closingHere.get() != null) {
+            closing.run(); // a close within a close on this thread: the outer one's mark stays
+            return;
+        }
+        closingHere.set(Boolean.TRUE);
+        try {
+            closing.run();
+        } finally {
+            closingHere.remove();
+        }
+    }
+
+    /**
+     * Another call stops the pool: waits until it has, unless this thread is one that stop waits for. The result
+     * thread (a callback closing the pool): the stop joins it, up to {@link #STOP_GRACE_MILLIS}, and both waiting
+     * stalled the stop for the whole grace. A thread inside its own {@code close()} or {@code shutdownNow()} (a
+     * callback run there closing the pool): that call goes on only once the callback returns, and waiting hung it
+     * for good.
+     */
+    void awaitStoppedUnlessStoppingHere() {
+        if (!results.isCurrentThread() && closingHere.get() == null) {
             awaitStopped();
         }
     }

@@ -190,6 +190,50 @@ class CallbackReentryTest {
         assertEquals(0, pool.size());
     }
 
+    /**
+     * shutdownNow() fails the running task on its own thread, and so runs the task's callbacks there: one that closed
+     * the pool waited for the stop it was called from, and hung the thread for good.
+     */
+    @Test
+    void aCallbackRunByShutdownNowMayCloseThePool() throws Exception {
+        final AtomicReference<String> callbackThread = new AtomicReference<>();
+        pool.submit((Integer x) -> {
+            Thread.sleep(60_000);
+            return x;
+        }, 1).whenComplete((r, e) -> {
+            callbackThread.set(Thread.currentThread().getName());
+            pool.close();
+        });
+        final String stopper = assertTimeoutPreemptively(GUARD, () -> {
+            pool.shutdownNow();
+            return Thread.currentThread().getName();
+        });
+        assertEquals(stopper, callbackThread.get(), "the callback ran on the thread in shutdownNow()");
+        assertEquals(0, pool.size());
+        assertNoChildren();
+    }
+
+    /**
+     * close() reads the last answers itself while it drains, and so may run their callbacks: one that closed the pool
+     * waited for the stop, which comes only after the drain it was called from, and hung the thread for good (4 times
+     * in 4 runs of a probe; the result thread, which may read the answer first, never hung).
+     */
+    @Test
+    void aCallbackRunByCloseWhileItDrainsMayCloseThePool() throws Exception {
+        final CountDownLatch closed = new CountDownLatch(1);
+        pool.submit((Integer x) -> {
+            Thread.sleep(300);
+            return x;
+        }, 1).whenComplete((r, e) -> {
+            pool.close();
+            closed.countDown();
+        });
+        assertTimeoutPreemptively(GUARD, pool::close);
+        assertTrue(closed.await(GUARD.toSeconds(), TimeUnit.SECONDS), "the callback's close() returned");
+        assertEquals(0, pool.size());
+        assertNoChildren();
+    }
+
     @Test
     void shutdownNowEndsWhenACallbackItRunsWaitsForAnotherTaskItFails() throws Exception {
         final CompletableFuture<Integer> running = pool.submit((Integer x) -> {
