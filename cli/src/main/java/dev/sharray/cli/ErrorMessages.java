@@ -26,8 +26,13 @@ public final class ErrorMessages {
     static String describe(Throwable t) {
         Throwable e = unwrap(t);
         String msg;
+        final UncheckedIOException explained = explainedIoFailure(t);
         if (e instanceof CliException) {
             msg = e.getMessage();
+        } else if (e instanceof IOException && explained != null) {
+            // the library said what it was doing ("cannot create the sharray folder under X: ..."): the cause alone
+            // names a path without the why ("already exists: X")
+            msg = explained.getMessage();
         } else if (e instanceof FileSystemException fs) {
             msg = reason(fs) + (fs.getFile() != null ? ": " + fs.getFile() : "");
         } else if (e instanceof InsufficientSpaceException ise) {
@@ -73,6 +78,17 @@ public final class ErrorMessages {
             return fs.getReason() != null ? fs.getReason() : "I/O error";
         }
         return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    }
+
+    /** @return the first UncheckedIOException around {@code t}'s cause that has a message of its own, or null */
+    private static UncheckedIOException explainedIoFailure(Throwable t) {
+        for (Throwable e = t; e != null && e.getCause() != e; e = e.getCause()) {
+            if (e instanceof UncheckedIOException u && u.getCause() != null
+                && !String.valueOf(u.getCause()).equals(u.getMessage())) {
+                return u;
+            }
+        }
+        return null;
     }
 
     private static Throwable unwrap(Throwable t) {

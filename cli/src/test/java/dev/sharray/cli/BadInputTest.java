@@ -150,6 +150,15 @@ class BadInputTest {
     }
 
     @Test
+    void aTempFolderThatIsAFileIsNamedWithWhatWasTried() throws Exception {
+        // before: "sharray: already exists: <file>", without saying that sharray's temp folder was meant
+        assertFails(Cli.runThreads(input, "ec", "encode", input.toString(), "-o", dir.resolve("shards").toString()), 1,
+            "cannot create the sharray folder under " + input + ": " + input + " exists and is not a directory");
+        assertFalse(Files.exists(dir.resolve("shards")));
+        assertEquals(inputHash, EcEndToEndTest.sha256(input));
+    }
+
+    @Test
     void verboseShowsTheStackTrace() throws Exception {
         Cli.Result r = Cli.runThreads(null, "--verbose", "ec", "encode", dir.resolve("nope").toString());
         assertEquals(1, r.exit());
