@@ -201,8 +201,32 @@ class EcEndToEndTest {
         assertFalse(Files.exists(dir.resolve("nd")), "the folders the encode created are removed");
     }
 
-    /** Starts an encode into {@code out} and sends it SIGTERM once it is writing its partial shard files. */
+    /**
+     * kill -9 runs no shutdown hook: the partial shard files of the killed encode stay. The next run that writes the
+     * same targets removes them (their pid names no live process); before, they stayed for good, hidden, as large as
+     * the shards.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(180)
+    void thePartialFilesOfAnEncodeKilledWithSigkillGoWithTheNextRun() throws Exception {
+        Path out = dir.resolve("killed.shards");
+        stopWhileStaging(out, true);
+        assertTrue(partials(out) > 0, "kill -9 left the partial files");
+        Path small = randomFile(dir.resolve("small.bin"), 100_000, 5);
+        Cli.Result enc = Cli.runThreads(null, "ec", "encode", small.toString(), "-o", out.toString(), "-q");
+        assertEquals(0, enc.exit(), enc::toString);
+        assertEquals(0, partials(out), "the dead run's partial files are removed");
+        Cli.Result dec = Cli.runThreads(null, "ec", "decode", out.toString(), "-o", dir.resolve("small.out").toString());
+        assertEquals(0, dec.exit(), dec::toString);
+        assertEquals(sha256(small), sha256(dir.resolve("small.out")));
+    }
+
     private void stopWhileStaging(Path out) throws Exception {
+        stopWhileStaging(out, false);
+    }
+
+    /** Starts an encode into {@code out} and sends it SIGTERM (or SIGKILL) once it is writing its partial shard files. */
+    private void stopWhileStaging(Path out, boolean kill) throws Exception {
         Path input = dir.resolve("stopped.bin");
         try (RandomAccessFile f = new RandomAccessFile(input.toFile(), "rw")) {
             f.setLength(600L << 20); // zeros: cheap to make, long enough to stop it mid-way
@@ -216,6 +240,11 @@ class EcEndToEndTest {
             }
         }
         assertTrue(staging, "the encode was staging its outputs");
+        if (kill) {
+            p.destroyForcibly(); // SIGKILL
+            assertEquals(137, p.waitFor(), "killed mid-run (a finished encode would exit 0)");
+            return;
+        }
         p.destroy(); // SIGTERM, as Ctrl-C or a service manager sends
         assertEquals(143, p.waitFor(), "stopped by the signal mid-run (a finished encode would exit 0)");
     }

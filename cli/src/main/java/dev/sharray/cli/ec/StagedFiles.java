@@ -2,6 +2,8 @@ package dev.sharray.cli.ec;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -80,7 +82,8 @@ final class StagedFiles implements AutoCloseable {
             throw new IOException("the JVM is stopping");
         }
         hook();
-        Path temp = target.resolveSibling("." + target.getFileName() + ".partial-" + ProcessHandle.current().pid());
+        removeDeadRunsPartials(target);
+        Path temp = target.resolveSibling(partialPrefix(target) + ProcessHandle.current().pid());
         Files.deleteIfExists(temp);
         temps.add(temp);
         targets.add(target);
@@ -155,6 +158,37 @@ final class StagedFiles implements AutoCloseable {
 
     private static Path aside(Path target) {
         return target.resolveSibling("." + target.getFileName() + ".replaced-" + ProcessHandle.current().pid());
+    }
+
+    /** @return the name of a run's partial file for {@code target}, less the run's pid */
+    private static String partialPrefix(Path target) {
+        return "." + target.getFileName() + ".partial-";
+    }
+
+    /**
+     * Deletes the partial files for {@code target} of runs that were killed before they could (kill -9, a power
+     * cut: no shutdown hook ran), named with a pid that no live process has. A live pid is left alone: another run
+     * writing the same target, or a reused pid. What a killed commit renamed aside ({@code .replaced-<pid>}) is kept:
+     * it may be the only copy of the file it replaced.
+     */
+    private static void removeDeadRunsPartials(Path target) {
+        final String prefix = partialPrefix(target);
+        final Path folder = target.toAbsolutePath().getParent();
+        final long self = ProcessHandle.current().pid();
+        try (DirectoryStream<Path> partials = Files.newDirectoryStream(folder,
+                p -> p.getFileName().toString().startsWith(prefix))) {
+            for (Path p : partials) {
+                final String pid = p.getFileName().toString().substring(prefix.length());
+                if (!pid.matches("[0-9]{1,18}") || Long.parseLong(pid) == self
+                    || ProcessHandle.of(Long.parseLong(pid)).isPresent()
+                    || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+                    continue;
+                }
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException | DirectoryIteratorException e) {
+            // an unreadable folder: the create that follows says so, if it matters
+        }
     }
 
     @Override
