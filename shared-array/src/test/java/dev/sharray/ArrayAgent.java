@@ -44,6 +44,24 @@ public final class ArrayAgent {
         return Descriptor.fromBytes(HexFormat.of().parseHex(line.substring(5)));
     }
 
+    /** An array {@link #heldAfterItsCreatorWasKilled} gave: its descriptor, and the holder's handle id for it. */
+    record Held(Descriptor descriptor, String holderId) {
+    }
+
+    /**
+     * Creates an array in a new agent JVM, opens it in {@code holder}, then kills the creator with {@code kill -9}:
+     * the holder's reference is the only live one, in a dead owner's folder.
+     */
+    static Held heldAfterItsCreatorWasKilled(ChildJvm holder, String dtypeAndShape) throws Exception {
+        try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
+            owner.expect("ready ");
+            final Descriptor d = create(owner, dtypeAndShape);
+            final String id = open(holder, d);
+            owner.kill9();
+            return new Held(d, id);
+        }
+    }
+
     /** The test's side of {@code open}: @return the agent's handle id for the array. */
     static String open(ChildJvm agent, Descriptor descriptor) throws java.io.IOException {
         agent.send("open " + HexFormat.of().formatHex(descriptor.toBytes()));

@@ -44,15 +44,10 @@ class CorruptReferenceFileReapTest {
     private static void assertKeptWhileHeldAndThenRemoved(java.util.function.Consumer<Path> corrupt) throws Exception {
         try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
             holder.expect("ready ");
-            final Descriptor d;
-            try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
-                owner.expect("ready ");
-                d = ArrayAgent.create(owner, "FLOAT64 1000");
-                final String id = ArrayAgent.open(holder, d);
-                holder.send("set " + id + " 4 2");
-                assertEquals("ok", holder.readLine());
-                owner.kill9();
-            }
+            final ArrayAgent.Held held = ArrayAgent.heldAfterItsCreatorWasKilled(holder, "FLOAT64 1000");
+            final Descriptor d = held.descriptor();
+            holder.send("set " + held.holderId() + " 4 2");
+            assertEquals("ok", holder.readLine());
             final Path data = d.path();
             final Path folder = data.getParent();
             corrupt.accept(Segments.refPathFor(data));

@@ -30,13 +30,8 @@ class FailedOpenLastReferenceTest {
     void anOpenThatFailsAfterTheOtherHoldersReleasedDeletesTheArray() throws Exception {
         try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
             holder.expect("ready ");
-            final Descriptor d;
-            try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
-                owner.expect("ready ");
-                d = ArrayAgent.create(owner, "FLOAT64 1000");
-                ArrayAgent.open(holder, d);
-                owner.kill9(); // its reference is reclaimed by the open below: the holder's is the other one
-            }
+            // the killed creator's reference is reclaimed by the open below: the holder's is the other one
+            final Descriptor d = ArrayAgent.heldAfterItsCreatorWasKilled(holder, "FLOAT64 1000").descriptor();
             final Path data = d.path();
             final Path ref = Segments.refPathFor(data);
             try (RandomAccessFile f = new RandomAccessFile(data.toFile(), "rw")) {
