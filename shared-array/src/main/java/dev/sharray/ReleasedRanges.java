@@ -18,8 +18,8 @@ import java.util.ArrayDeque;
  * HotSpot turns into an {@link InternalError} ("a fault occurred in an unsafe memory access operation") for
  * memory reached through {@code Unsafe}, as all of this library's accesses are. The address range itself (one
  * kernel map entry, no memory) stays reserved, so no later mapping can take it, until {@link #MAX_RANGES}
- * later ranges or {@link #MAX_BYTES} of them (less under {@code ulimit -v}) push it out; then the mapping's
- * own unmap frees it.
+ * later ranges or {@link #MAX_BYTES} of them (less under {@code ulimit -v}) push it out; then, once every thread
+ * has passed two safepoints (see {@link #letLateAccessesFail}), the mapping's own unmap frees it.
  *
  * <p>Where the memory file cannot be made (no JNA, not Linux, a kernel before 3.17) every unmap is
  * immediate, as before; so is a release while the process is out of file descriptors before the file was made.
@@ -99,12 +99,32 @@ final class ReleasedRanges {
         synchronized (ReleasedRanges.class) {
             RESERVED.addLast(range);
             reservedBytes += range.length;
-            while (RESERVED.size() > MAX_RANGES || reservedBytes > BYTE_BUDGET) {
+            if (RESERVED.size() <= MAX_RANGES && reservedBytes <= BYTE_BUDGET) {
+                return;
+            }
+            // a quarter at a time, so the safepoints before the frees cost little per range
+            letLateAccessesFail();
+            while (!RESERVED.isEmpty()
+                && (RESERVED.size() > MAX_RANGES - MAX_RANGES / 4 || reservedBytes > BYTE_BUDGET - BYTE_BUDGET / 4)) {
                 final Range oldest = RESERVED.removeFirst();
                 reservedBytes -= oldest.length;
                 freeQuietly(oldest);
             }
         }
+    }
+
+    /**
+     * Brings every thread to a safepoint twice before reserved ranges are freed. On JDK 17 a thread whose access
+     * faults on a released range is told so ({@link InternalError}) only at its next safepoint, and until then
+     * each of its accesses faults again; freed before that, the range made its next access meet unmapped memory
+     * (SIGSEGV, the end of the JVM) or another array's. After two, every thread that was inside an access of a
+     * range released before the first has had its error: one that faulted before the first at that one, one whose
+     * first access came after at the second. A thread dump of the threads' stacks is such a safepoint
+     * ({@code ThreadDump}: tens of microseconds here), in {@code java.base}.
+     */
+    private static void letLateAccessesFail() {
+        Thread.getAllStackTraces();
+        Thread.getAllStackTraces();
     }
 
     /**
@@ -115,6 +135,9 @@ final class ReleasedRanges {
      */
     static synchronized int freeAll() {
         final int freed = RESERVED.size();
+        if (freed > 0) {
+            letLateAccessesFail();
+        }
         while (!RESERVED.isEmpty()) {
             final Range oldest = RESERVED.removeFirst();
             reservedBytes -= oldest.length;

@@ -35,6 +35,28 @@ class ReleasedRangesTest {
         }
     }
 
+    /**
+     * The late reader's range is pushed out of the reserved ones, and freed, while the reader still runs: on JDK 17,
+     * which tells a thread of its fault only at its next safepoint, its next read met unmapped memory and the JVM
+     * ended (SIGSEGV, exit 134: 3 runs in 3 of a review's probe). Ranges are now freed after two safepoints.
+     */
+    @org.junit.jupiter.api.Test
+    void aLateReaderWhoseRangeIsPushedOutGetsAnErrorAndTheJvmLives() throws Exception {
+        final int rounds = 3;
+        final String errorFile = "-XX:ErrorFile=" + System.getProperty("java.io.tmpdir") + "/sharray-late-reader-%p.log";
+        try (ChildJvm child = ChildJvm.start(PushedOutRangeReader.class, List.of(errorFile), Integer.toString(rounds))) {
+            final List<String> lines = new ArrayList<>();
+            for (int i = 0; i < rounds; i++) {
+                lines.add(child.readLine());
+            }
+            assertEquals(0, child.finish(), String.join("\n", lines));
+            for (String line : lines) {
+                assertTrue(line.equals("reader ended with java.lang.InternalError")
+                    || line.equals("reader ended with java.lang.IllegalStateException"), line);
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Backing.class)
     void aReleasedRangeHoldsNeitherTheFileNorItsAddressesForTheNextArrays(Backing backing) throws Exception {
@@ -93,16 +115,23 @@ class ReleasedRangesTest {
     @ParameterizedTest
     @EnumSource(Backing.class)
     void theOldestRangeIsFreedOnceMaxRangesLaterOnesAreReserved(Backing backing) throws Exception {
+        ReleasedRanges.freeAll(); // earlier tests' ranges: the first array's is then the oldest
         final SharedArray first = SharedArray.builder(DType.FLOAT64, 512).backing(backing).create();
         final long start = first.address() - first.offset();
         first.release();
         assertTrue(mappingAt(Files.readString(Path.of("/proc/self/maps")), start).endsWith(EMPTY_FILE + " (deleted)"));
 
-        // each release reserves two ranges: the data file's and the refcount file's
-        for (int i = 0; i < ReleasedRanges.MAX_RANGES / 2; i++) {
+        // each release reserves two ranges: the data file's and the refcount file's. Past MAX_RANGES the oldest
+        // quarter is freed at once (after two safepoints: a late reader's error comes at one on JDK 17); stop there,
+        // before a later array takes the freed addresses and is released over them again
+        int peak = 0;
+        for (int i = 0; i < ReleasedRanges.MAX_RANGES && ReleasedRanges.reservedRanges() >= peak; i++) {
+            peak = ReleasedRanges.reservedRanges();
             SharedArray.create(DType.FLOAT64, 512).release();
         }
-        assertEquals(ReleasedRanges.MAX_RANGES, ReleasedRanges.reservedRanges());
+        final int kept = ReleasedRanges.reservedRanges();
+        assertTrue(peak <= ReleasedRanges.MAX_RANGES && kept < peak, "peak " + peak + ", then " + kept);
+        assertTrue(kept >= ReleasedRanges.MAX_RANGES - ReleasedRanges.MAX_RANGES / 4, kept + " ranges reserved");
         BackgroundResourceReleaser.releasePendingResources(); // Chronicle unmaps on its own thread
         final String maps = Files.readString(Path.of("/proc/self/maps"));
         // before: Chronicle (MAPPED_FILE) kept its own reservation of the mapping, which stayed mapped after release
