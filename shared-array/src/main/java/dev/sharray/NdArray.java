@@ -550,12 +550,18 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
         return 0.0 + sum.result();
     }
 
-    /** @return the smallest element, as a double (see the class comment for INT64); NaN if any element is NaN */
+    /**
+     * @return the smallest element, as a double (see the class comment for INT64); NaN if any element is NaN
+     * @throws IllegalStateException when the array is empty (as NumPy refuses, with {@code ValueError}), or released
+     */
     public double min() {
         return extreme(true);
     }
 
-    /** @return the largest element, as a double (see the class comment for INT64); NaN if any element is NaN */
+    /**
+     * @return the largest element, as a double (see the class comment for INT64); NaN if any element is NaN
+     * @throws IllegalStateException when the array is empty (as NumPy refuses, with {@code ValueError}), or released
+     */
     public double max() {
         return extreme(false);
     }

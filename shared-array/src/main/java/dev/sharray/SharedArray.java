@@ -599,6 +599,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      * @throws IllegalArgumentException when the shape has another number of elements, or is one a
      *     {@link Descriptor} cannot carry (more than {@value Descriptor#MAX_NDIM} dimensions, or an empty shape
      *     such as {@code (2^62, 0)} whose non-zero dimensions' byte size overflows a long)
+     * @throws IllegalStateException when this view is not contiguous (copy it first), or has been released
      */
     public SharedArray reshape(long... newShape) {
         checkAccessible();
