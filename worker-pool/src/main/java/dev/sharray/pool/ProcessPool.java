@@ -471,6 +471,11 @@ public final class ProcessPool implements AutoCloseable {
         return dispatcher.messagesSent();
     }
 
+    /** @return how many stops waited their whole grace for the result thread to end (for tests) */
+    int resultThreadGracesWaitedOut() {
+        return results.gracesWaitedOut();
+    }
+
     /** @return how many tasks were sent to a worker but never started there and were queued again (for tests) */
     long tasksRequeued() {
         return dispatcher.tasksRequeued();

@@ -160,6 +160,8 @@ final class ResultThread {
         }
     }
 
+    private volatile int gracesWaitedOut;
+
     /** Ends the thread (the pool has closed, its binder has ended) and closes the doorbell. */
     void stop(long graceMillis) {
         LockSupport.unpark(thread);
@@ -171,10 +173,18 @@ final class ResultThread {
         // the callback returns and it sees the pool closed)
         if (thread.isAlive() && !isCurrentThread()) {
             Uninterruptibly.join(thread, graceMillis);
+            if (thread.isAlive()) {
+                gracesWaitedOut++;
+            }
         }
         if (bell != null) {
             bell.close(); // the binder has ended: nobody sets it again
         }
+    }
+
+    /** @return how many stops waited their whole grace for this thread to end (for tests) */
+    int gracesWaitedOut() {
+        return gracesWaitedOut;
     }
 
     /** @return whether the thread sleeps on its doorbell, or is about to (for tests) */

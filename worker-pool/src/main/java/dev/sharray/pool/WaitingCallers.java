@@ -68,6 +68,11 @@ final class WaitingCallers {
                 if (state.closed()) {
                     // closed while we wait: stop() would settle a queued task only after its wait for this thread
                     pump.settleStopped();
+                    if (state.shutdownNowCalled()) {
+                        // and a running one, which shutdownNow() fails once it has killed the workers: after that
+                        // wait, its whole grace (5 s). It fails here as it would there; the stop still finishes it
+                        f.settleExceptionally(TaskFinisher.shutDown());
+                    }
                 }
                 if (pump.tryPump() == 0) {
                     LockSupport.parkNanos(200_000); // as close() drains: no doorbell to sleep on here

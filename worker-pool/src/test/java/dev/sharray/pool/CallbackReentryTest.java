@@ -234,6 +234,42 @@ class CallbackReentryTest {
         assertNoChildren();
     }
 
+    /**
+     * shutdownNow() while a callback on the result thread waits for a running task: the stop waits for the result
+     * thread before it kills the workers, and the running task failed only after the kill, so the stop waited out its
+     * whole grace (5 s) for a thread waiting on it. The waiting thread now fails the task as the stop will.
+     */
+    @Test
+    void shutdownNowDoesNotWaitOutItsGraceForAResultThreadCallbackWaitingOnARunningTask() throws Exception {
+        final java.nio.file.Path started = java.nio.file.Files.createTempFile("sharray-running", ".mark");
+        java.nio.file.Files.delete(started);
+        final String marker = started.toString();
+        final AtomicReference<Throwable> joined = new AtomicReference<>();
+        final CountDownLatch callbackEnded = new CountDownLatch(1);
+        pool.submit((Integer x) -> x, 1).thenRun(() -> {
+            try {
+                pool.submit((Integer x) -> {
+                    java.nio.file.Files.createFile(java.nio.file.Path.of(marker));
+                    Thread.sleep(60_000);
+                    return x;
+                }, 2).join();
+            } catch (RuntimeException e) {
+                joined.set(e);
+            } finally {
+                callbackEnded.countDown();
+            }
+        });
+        for (int i = 0; i < 3000 && !java.nio.file.Files.exists(started); i++) {
+            Thread.sleep(10);
+        }
+        assertTrue(java.nio.file.Files.exists(started), "the task the callback waits for runs");
+        java.nio.file.Files.delete(started);
+        assertTimeoutPreemptively(GUARD, pool::shutdownNow);
+        assertEquals(0, pool.resultThreadGracesWaitedOut(), "the stop waited its whole grace for the result thread");
+        assertTrue(callbackEnded.await(GUARD.toSeconds(), TimeUnit.SECONDS));
+        assertTrue(messages(joined.get()).contains("shut down"), messages(joined.get()));
+    }
+
     @Test
     void shutdownNowEndsWhenACallbackItRunsWaitsForAnotherTaskItFails() throws Exception {
         final CompletableFuture<Integer> running = pool.submit((Integer x) -> {
