@@ -66,17 +66,21 @@ final class Mapped {
      */
     static int readCrc(FileChannel ch, long pos, long len) throws IOException {
         final ByteBuffer b = ByteBuffer.allocateDirect((int) Math.min(READ_CHUNK, Math.max(len, 1)));
-        int crc = 0;
-        for (long off = 0; off < len; ) {
-            b.clear().limit((int) Math.min(b.capacity(), len - off));
-            final int n = ch.read(b, pos + off);
-            if (n < 0) {
-                throw new EOFException("the file ends before byte " + (pos + len) + ": it shrank");
+        try {
+            int crc = 0;
+            for (long off = 0; off < len; ) {
+                b.clear().limit((int) Math.min(b.capacity(), len - off));
+                final int n = ch.read(b, pos + off);
+                if (n < 0) {
+                    throw new EOFException("the file ends before byte " + (pos + len) + ": it shrank");
+                }
+                crc = Crc32c.update(crc, b.flip());
+                off += n;
             }
-            crc = Crc32c.update(crc, b.flip());
-            off += n;
+            return crc;
+        } finally {
+            BufferUtil.free(b); // as this class's mappings: freed here, never left to the GC
         }
-        return crc;
     }
 
     /** Bytes per read of {@link #readCrc}. */
