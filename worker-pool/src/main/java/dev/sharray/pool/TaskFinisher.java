@@ -84,9 +84,18 @@ final class TaskFinisher {
         }
     }
 
-    /** Completes a task that was never sent (its future is done already: cancelled by its caller). */
+    /**
+     * Completes a task that was never sent (its future is done already: cancelled by its caller). Runs inside
+     * dispatch loops and the caller's {@code cancel}: a failure to release the call's pinned arrays is reported,
+     * never thrown, and the task is uncounted all the same (else {@code close()} would wait for it for good).
+     */
     void finishUnsent(Task t) {
-        t.batch.taskDone();
-        inFlight.decrementAndGet();
+        try {
+            t.batch.taskDone();
+        } catch (RuntimeException e) {
+            err.println("[" + poolName + "] cannot release the arrays of a cancelled task's call: " + e);
+        } finally {
+            inFlight.decrementAndGet();
+        }
     }
 }
