@@ -37,7 +37,7 @@ import java.util.Set;
  * normally leaves no archive, or the dump fails, a {@code .failed} marker stops further attempts for this
  * configuration for a day. A worker that dies at start with the archive mapped drops it the same way, and the pool
  * relaunches it without (an archive this JVM cannot start with would fail every worker: see
- * {@link #dropAfterFailedStart}).
+ * {@link #dropAfterFailedStart}); so does a trainer that dies at start ({@link #trainerDiedAtStart}).
  *
  * <p>Used and trained only in a folder no other user can change (see {@link #isSafeFolder}).
  *
@@ -80,6 +80,8 @@ final class ClassDataArchive {
     private boolean damaged;
     /** The workers launched with the archive mapped that have not said hello yet. */
     private final Set<Integer> mappersStarting = new HashSet<>();
+    /** The worker training the archive until it says hello, else -1 (see {@link #trainerDiedAtStart}). */
+    private int startingTrainer = -1;
 
     private ClassDataArchive(Path archive, String javaCommand, List<String> workerArgs) {
         this.archive = archive;
@@ -99,7 +101,7 @@ final class ClassDataArchive {
             return null;
         }
         if (turnArchivesOff(jvmOptions) || turnArchivesOff(environmentOptions("JAVA_TOOL_OPTIONS"))
-            || turnArchivesOff(environmentOptions("JDK_JAVA_OPTIONS"))) {
+            || turnArchivesOff(environmentOptions("JDK_JAVA_OPTIONS")) || turnArchivesOff(environmentOptions("_JAVA_OPTIONS"))) {
             return null;
         }
         try {
@@ -136,11 +138,12 @@ final class ClassDataArchive {
      * for a directory appended to the boot class path "Cannot have non-empty directory in paths" at exit. The first
      * worker then never started, and the pool failed to build, every time (a JaCoCo or debugger agent in the
      * workers' options was enough). JDK 25's static dump fails on them too, quietly. Such workers run without an
-     * archive.
+     * archive. Without the JDK's base archive ({@code -XX:-UseSharedSpaces}, and JDK 17's base archive needs
+     * compressed class pointers) JDK 17 refuses to start the trainer too.
      */
     private static final String[] REFUSED_BY_ARCHIVING = {
         "-javaagent:", "-agentlib:", "-agentpath:", "-Xrun", "-Xbootclasspath/a", "--patch-module",
-        "--limit-modules", "--upgrade-module-path",
+        "--limit-modules", "--upgrade-module-path", "-XX:-UseSharedSpaces", "-XX:-UseCompressedClassPointers",
     };
 
     /** @return whether {@code options} hold the user's own CDS options, or one a JVM cannot dump an archive with */
@@ -300,6 +303,7 @@ final class ClassDataArchive {
             }
             prune(archive.getParent());
             trainer = workerId;
+            startingTrainer = workerId;
             trainingFile = CacheFiles.writingName(archive);
             opts.add(STATIC_ARCHIVE ? "-XX:DumpLoadedClassList=" + classList(trainingFile)
                 : "-XX:ArchiveClassesAtExit=" + trainingFile);
@@ -361,6 +365,27 @@ final class ClassDataArchive {
     /** A worker said hello: whatever ends it later, the archive it mapped was sound. */
     synchronized void workerStarted(int workerId) {
         mappersStarting.remove(workerId);
+        if (workerId == startingTrainer) {
+            startingTrainer = -1;
+        }
+    }
+
+    /**
+     * A worker died before it said hello: if it was training the archive, this pool trains no more, and a relaunch
+     * runs without. A JDK 17 trainer ({@code -XX:ArchiveClassesAtExit}) exits at start whenever that JVM cannot
+     * dump: no base archive in the JDK (a {@code jlink} image), or options that no check here sees (in
+     * {@code -XX:VMOptionsFile}, {@code _JAVA_OPTIONS} set after this JVM started); the pool then failed to build.
+     *
+     * @param workerId the worker's number
+     * @return whether it was the trainer (its exit marked the archive failed when it was the dump's refusal)
+     */
+    synchronized boolean trainerDiedAtStart(int workerId) {
+        if (workerId != startingTrainer) {
+            return false;
+        }
+        startingTrainer = -1;
+        trainer = Integer.MAX_VALUE; // one attempt per pool
+        return true;
     }
 
     /**

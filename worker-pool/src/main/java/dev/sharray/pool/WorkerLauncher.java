@@ -249,6 +249,17 @@ final class WorkerLauncher {
     }
 
     /**
+     * A worker died before it said hello: if it was training the class-data archive, later launches of this pool
+     * run without training.
+     *
+     * @param workerId its number
+     * @return the archive it was training, or {@code null} when it was not the trainer
+     */
+    Path trainerDiedAtStart(int workerId) {
+        return cds != null && cds.trainerDiedAtStart(workerId) ? cds.archive() : null;
+    }
+
+    /**
      * @return the class-data archive, when a launch since the last call found it damaged and deleted it (the pool says
      *     so once); otherwise {@code null}
      */

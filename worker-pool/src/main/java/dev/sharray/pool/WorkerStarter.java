@@ -89,7 +89,8 @@ final class WorkerStarter {
     /**
      * Waits for the worker's HELLO, then removes its ring and argument files (both sides have them open: they
      * must not outlive a crash). A worker that died at start with the workers' class-data archive mapped is
-     * relaunched once without it (the archive is dropped: a damaged one crashes every JVM that maps it).
+     * relaunched once without it (the archive is dropped: a damaged one crashes every JVM that maps it), and so is
+     * one that died at start training it (a JVM that cannot dump one refuses to start so).
      *
      * @param w       the launched worker
      * @param results as for {@link #launch}, for a relaunch
@@ -104,14 +105,16 @@ final class WorkerStarter {
         if (died == null) {
             return w;
         }
-        final Path archive = launcher.dropArchiveAfterFailedStart(w.id);
-        if (archive == null) {
+        final Path mapped = launcher.dropArchiveAfterFailedStart(w.id);
+        final Path training = mapped == null ? launcher.trainerDiedAtStart(w.id) : null;
+        if (mapped == null && training == null) {
             throw new IllegalStateException(died);
         }
         final Worker relaunched = launch(results);
-        err.println("[" + poolName + "] worker " + w.id + " died at start with the class-data archive " + archive
-            + " mapped (" + died + "); the archive is deleted, and worker " + relaunched.id
-            + " starts without it");
+        err.println("[" + poolName + "] worker " + w.id + (mapped != null
+            ? " died at start with the class-data archive " + mapped + " mapped (" + died + "); the archive is deleted,"
+            : " died at start while training the class-data archive " + training + " (" + died + ");")
+            + " and worker " + relaunched.id + " starts without it");
         final String diedAgain = awaitHelloOnce(relaunched);
         if (diedAgain != null) {
             throw new IllegalStateException(diedAgain);

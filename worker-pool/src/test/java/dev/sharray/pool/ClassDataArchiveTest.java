@@ -62,7 +62,8 @@ class ClassDataArchiveTest {
         final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
         for (String option : List.of("-javaagent:/x/jacocoagent.jar=destfile=a.exec",
             "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n", "-agentpath:/x/libprof.so",
-            "-Xbootclasspath/a:/x", "--patch-module=java.base=/x", "--limit-modules=java.base", "--upgrade-module-path=/x")) {
+            "-Xbootclasspath/a:/x", "--patch-module=java.base=/x", "--limit-modules=java.base", "--upgrade-module-path=/x",
+            "-XX:-UseSharedSpaces", "-XX:-UseCompressedClassPointers")) {
             assertNull(ClassDataArchive.forWorkers("java", jar.toString(), List.of(), List.of("-Xmx1g", option)), option);
         }
     }
@@ -92,6 +93,47 @@ class ClassDataArchiveTest {
         assertTrue(parent.waitFor(120, TimeUnit.SECONDS));
         assertEquals(0, parent.exitValue(), out);
         assertTrue(out.contains("RESULT [42]"), out);
+    }
+
+    /**
+     * A JDK 17 trainer exits at start when its JVM cannot dump an archive for a reason the pool's option check does
+     * not see (here an option in a {@code -XX:VMOptionsFile}; also a JDK without its base archive): the pool failed
+     * to build ("DynamicDumpSharedSpaces is unsupported when base CDS archive is not loaded"). It now relaunches the
+     * worker without training. JDK 25's trainer only writes a class list, and starts.
+     */
+    @Test
+    void aPoolWhoseArchiveTrainerCannotStartStartsWithoutIt(@TempDir Path dir) throws Exception {
+        final Path options = Files.writeString(dir.resolve("worker.options"), "-XX:-UseSharedSpaces\n");
+        final List<String> cmd = JvmFlags.javaCommand(jarsOnly(dir), List.of("-Dsharray.pool.cds.dir=" + dir.resolve("cds")),
+            AgentPoolChild.class.getName(), "-XX:VMOptionsFile=" + options);
+        final Process parent = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(parent.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, parent.exitValue(), out);
+        assertTrue(out.contains("RESULT [42]"), out);
+        if (Runtime.version().feature() < 25) {
+            assertTrue(out.contains("died at start while training the class-data archive"), out);
+        }
+    }
+
+    /** Options in {@code _JAVA_OPTIONS} reach every worker as those of the other two variables do: no trainer then. */
+    @Test
+    void noTrainerWhenUnderscoreJavaOptionsTurnArchivesOff(@TempDir Path dir) throws Exception {
+        final List<String> cmd = JvmFlags.javaCommand(jarsOnly(dir), List.of("-Dsharray.pool.cds.dir=" + dir.resolve("cds")),
+            AgentPoolChild.class.getName());
+        final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("_JAVA_OPTIONS", "-Xshare:off");
+        final Process parent = pb.start();
+        final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(parent.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, parent.exitValue(), out);
+        assertTrue(out.contains("RESULT [42]"), out);
+        assertFalse(out.contains("training the class-data archive"), out);
+        try (Stream<Path> files = Files.list(dir.resolve("cds"))) {
+            assertEquals(0, files.filter(p -> p.getFileName().toString().contains(".jsa")).count(), "an archive was trained");
+        } catch (java.nio.file.NoSuchFileException e) {
+            // no cache folder at all: nothing trained
+        }
     }
 
     /** @return this JVM's classpath with its class directories packed into jars (CDS archives jars only) */
