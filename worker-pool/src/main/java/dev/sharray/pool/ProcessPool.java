@@ -104,7 +104,7 @@ public final class ProcessPool implements AutoCloseable {
             doorbellPath = folder.resolve(name + ".bell");
             final WorkerLauncher launcher = new WorkerLauncher(folder, name, doorbellPath, config.heapSize, config.maxBytes,
                 config.retainMappingBytes, config.jvmOptions,
-                config.reducers.registered().stream().map(r -> r.getClass().getName()).toList());
+                config.reducers.registered().stream().map(r -> r.getClass().getName()).toList(), config.tempFolder);
             starter = new WorkerStarter(folder, name, launcher, config.ringCapacity, config.out, config.err,
                 state::closed, state::shutdownNowCalled);
         } catch (IOException e) {
@@ -853,8 +853,10 @@ public final class ProcessPool implements AutoCloseable {
         }
 
         /**
-         * @param folder where the pool puts its files (ring files, pool-owned shared copies); by
-         *               default this process's sharray temp folder
+         * @param folder where the pool puts its files (ring files, pool-owned shared copies), and where its workers
+         *               create arrays (large results they share, arrays tasks make); by default this process's
+         *               sharray temp folder (workers get this JVM's {@code sharray.tempFolder} and
+         *               {@code java.io.tmpdir})
          * @return this builder
          */
         public Builder tempFolder(Path folder) {

@@ -88,9 +88,11 @@ final class WorkerLauncher {
      * @param retainBytes      bytes of unreferenced mappings a worker keeps between tasks
      * @param jvmOptions       extra options, appended last so they override ours
      * @param reducerClasses   user reducer classes the workers must instantiate
+     * @param tempRoot         the pool's temp folder ({@code ProcessPool.Builder.tempFolder}), or {@code null}
      * @throws IOException when the file cannot be written
      */
-    WorkerLauncher(Path folder, String prefix, Path doorbell, String heapSize, long maxBytes, long retainBytes, List<String> jvmOptions, List<String> reducerClasses)
+    WorkerLauncher(Path folder, String prefix, Path doorbell, String heapSize, long maxBytes, long retainBytes, List<String> jvmOptions,
+                   List<String> reducerClasses, Path tempRoot)
         throws IOException {
         this.folder = folder;
         this.prefix = prefix;
@@ -123,6 +125,8 @@ final class WorkerLauncher {
         if (!reducerClasses.isEmpty()) {
             args.add("-D" + WorkerMain.REDUCERS_PROPERTY + "=" + String.join(",", reducerClasses));
         }
+        final List<String> folders = tempFolderOptions(tempRoot);
+        args.addAll(folders);
         args.addAll(withAllowedFolders(jvmOptions, SharedArrays.allowedFolders()));
         if (jar == null) {
             args.add("-cp");
@@ -133,6 +137,7 @@ final class WorkerLauncher {
             sb.append(quoteForArgFile(a)).append('\n');
         }
         this.argFileContent = sb.toString().getBytes(StandardCharsets.UTF_8);
+        args.removeAll(folders); // no class-data archive depends on them: one archive serves pools of any folder
         if (jar == null) {
             this.cds = ClassDataArchive.forWorkers(java, classpath, args, jvmOptions);
         } else {
@@ -148,6 +153,26 @@ final class WorkerLauncher {
             }
             this.cds = ClassDataArchive.forWorkers(java, named.toString(), dumpArgs, jvmOptions);
         }
+    }
+
+    /**
+     * The folders workers make files in, as this JVM's: arrays a worker creates (a large result it shares, arrays a
+     * task makes, a nested pool's) go where the parent's would, not to the worker's default ({@code /dev/shm} or
+     * {@code /tmp}), which may be small or read-only where the parent's folder is not. An option of the user's
+     * own, appended later, wins.
+     *
+     * @param tempRoot the pool's temp folder, or {@code null} for this JVM's {@code sharray.tempFolder}, if set
+     */
+    static List<String> tempFolderOptions(Path tempRoot) {
+        final List<String> options = new ArrayList<>();
+        final String configured = System.getProperty("sharray.tempFolder");
+        if (tempRoot != null) {
+            options.add("-Dsharray.tempFolder=" + tempRoot.toAbsolutePath());
+        } else if (configured != null && !configured.isBlank()) {
+            options.add("-Dsharray.tempFolder=" + Path.of(configured).toAbsolutePath());
+        }
+        options.add("-Djava.io.tmpdir=" + Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath());
+        return options;
     }
 
     /**
