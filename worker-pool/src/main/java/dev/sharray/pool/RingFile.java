@@ -59,6 +59,11 @@ final class RingFile implements AutoCloseable {
         this.toParent = new OneToOneRingBuffer(new UnsafeBuffer(mapping.address() + HEADER + ringLength, ringLength));
     }
 
+    /** @return the size of the file of two rings of {@code capacity} bytes each */
+    static long fileSize(int capacity) {
+        return HEADER + 2L * (capacity + RingBufferDescriptor.TRAILER_LENGTH);
+    }
+
     /**
      * Creates and maps a new ring file (fails if {@code path} exists).
      *
@@ -69,7 +74,7 @@ final class RingFile implements AutoCloseable {
      */
     static RingFile create(Path path, int capacity) throws IOException {
         RingBufferDescriptor.checkCapacity(capacity + RingBufferDescriptor.TRAILER_LENGTH, OneToOneRingBuffer.MIN_CAPACITY);
-        final long size = HEADER + 2L * (capacity + RingBufferDescriptor.TRAILER_LENGTH);
+        final long size = fileSize(capacity);
         // a JVM that exits before the worker's HELLO (SIGTERM while the pool starts) must not leave the file
         SharedArrays.createDeletedAtExit(path, () -> Files.createFile(path,
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))));

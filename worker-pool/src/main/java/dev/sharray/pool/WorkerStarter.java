@@ -55,7 +55,13 @@ final class WorkerStarter {
         Process p = null;
         try {
             Files.createDirectories(folder);
-            rings = RingFile.create(ringPath, ringCapacity);
+            try {
+                rings = RingFile.create(ringPath, ringCapacity);
+            } catch (IOException e) {
+                // "No space left on device" alone does not say which folder (by default one the user never named)
+                throw new IOException("cannot write its ring file " + ringPath + " (" + RingFile.fileSize(ringCapacity)
+                    + " bytes): " + e.getMessage(), e);
+            }
             p = launcher.launch(id, ringPath);
             final Path damaged = launcher.takeDamagedArchive();
             if (damaged != null) {

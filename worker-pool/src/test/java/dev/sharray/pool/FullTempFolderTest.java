@@ -45,6 +45,8 @@ class FullTempFolderTest {
         final UncheckedIOException e = assertThrows(UncheckedIOException.class,
             () -> ProcessPool.builder().workers(1).tempFolder(mount).build().close());
         assertTrue(String.valueOf(e.getCause()).contains("No space left on device"), String.valueOf(e.getCause()));
+        // which folder: by default one the user never named
+        assertTrue(e.getCause().getMessage().contains("cannot write its ring file " + mount), e.getCause().getMessage());
         try (Stream<Path> files = Files.walk(mount)) {
             assertEquals(0, files.filter(p -> p.toString().endsWith(".ring")).count(), "a ring file was left");
         }
