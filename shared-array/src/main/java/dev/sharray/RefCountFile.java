@@ -89,23 +89,24 @@ final class RefCountFile {
     private final Mapping mapping;
     private final UnsafeBuffer buffer;
     /**
-     * The length of a copy's file when it is longer than {@link #FILE_SIZE} (grown by something else: open refuses
-     * it, while processes that mapped it before use it as ever), else 0.
+     * The length of a copy's file of this version when it is not {@link #FILE_SIZE} (grown or cut short by something
+     * else: open refuses it, while processes that mapped it before use it as ever, or until they touch a page it
+     * lost), else -1.
      */
-    private final long oversize;
+    private final long wrongSize;
 
     private RefCountFile(Path path, Mapping mapping) {
         this.path = path;
         this.mapping = mapping;
         this.buffer = new UnsafeBuffer(mapping.address(), FILE_SIZE);
-        this.oversize = 0;
+        this.wrongSize = -1;
     }
 
     private RefCountFile(Path path, ByteBuffer copy, long size) {
         this.path = path;
         this.mapping = null;
         this.buffer = new UnsafeBuffer(copy);
-        this.oversize = size > FILE_SIZE ? size : 0;
+        this.wrongSize = size != FILE_SIZE && isThisVersion() ? size : -1;
     }
 
     /** Creates the file (0600, already existing as an empty file) with the caller holding one reference. */
@@ -263,11 +264,11 @@ final class RefCountFile {
      * may have caught a slot mid-change: map the file to judge it.
      *
      * @param scratch a direct buffer of {@link #FILE_SIZE} bytes, reused from one call to the next
-     * @return the copy, or null when the file is gone, not a regular file ({@link #otherKindOfFile}), shorter than a
-     *     reference file or without its magic (being created, or not one: {@link #open} refuses those too). A file
-     *     of this version that is longer than {@value #FILE_SIZE} bytes (grown by something else) gives a copy of its
-     *     first bytes that
-     *     {@link #looksCorrupt()}: open refuses it, while processes that mapped it before may still hold the array. A copy of another build's file (another
+     * @return the copy, or null when the file is gone, not a regular file ({@link #otherKindOfFile}), shorter than its
+     *     header page or without its magic (being created, or not one: {@link #open} refuses those too). A file
+     *     of this version that is longer or shorter than {@value #FILE_SIZE} bytes (changed by something else) gives a
+     *     copy that {@link #looksCorrupt()}: open refuses it, while processes that mapped it before may still hold
+     *     the array. A copy of another build's file (another
      *     {@link #VERSION}) says only {@link #isThisVersion()} and {@link #mayBeHeldByAnotherBuild()}.
      * @throws UncheckedIOException when the file is there but cannot be read (out of file descriptors, an I/O
      *     error): the caller cannot tell whether the array is held, and must not judge it unheld
@@ -287,17 +288,24 @@ final class RefCountFile {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             final long size = ch.size();
             // the first page holds the header and the slots every version has; the rest only the slots in use
-            if (size < FILE_SIZE && size != EARLIER_FILE_SIZE || !readUpTo(ch, scratch, PAGE)) {
+            if (size < PAGE || !readUpTo(ch, scratch, PAGE)) {
                 return null;
             }
             final RefCountFile copy = new RefCountFile(path, scratch, size);
-            if (copy.buffer.getInt(0) != MAGIC || size > FILE_SIZE && !copy.isThisVersion()) {
-                return null;
+            if (copy.buffer.getInt(0) != MAGIC) {
+                return null; // being created (the magic is written last, after the length), or not one
             }
-            if (copy.isThisVersion() && (size < FILE_SIZE || !readUpTo(ch, scratch, bytesOf(copy.slotsInUse())))) {
-                return null; // a file of this version is never one page only: open refuses it as well
+            if (!copy.isThisVersion()) {
+                return size == FILE_SIZE || size == EARLIER_FILE_SIZE ? copy : null;
             }
-            // a longer one looks corrupt: open refuses it, but its holders, who mapped it before it grew, may live
+            // a file of this version that has been cut short or grown looks corrupt: open refuses it, but its holders,
+            // who mapped it before, may live. Its slots past a shorter end read as free.
+            final int slotBytes = bytesOf(copy.slotsInUse());
+            final int present = (int) Math.min(slotBytes, size);
+            if (!readUpTo(ch, scratch, present)) {
+                return null; // cut shorter meanwhile: a later look judges it
+            }
+            copy.buffer.setMemory(present, slotBytes - present, (byte) 0);
             return copy;
         } catch (java.nio.file.NoSuchFileException e) {
             return null;
@@ -367,8 +375,8 @@ final class RefCountFile {
      *     corrupt file must not make one process delete an array another holds, or keep an array forever
      */
     private String corruption() {
-        if (oversize != 0) {
-            return oversize + " bytes, expected " + FILE_SIZE;
+        if (wrongSize >= 0) {
+            return wrongSize + " bytes, expected " + FILE_SIZE;
         }
         final int state = state();
         if (state != LIVE && state != DELETING && state != DELETED) {

@@ -41,6 +41,21 @@ class CorruptReferenceFileReapTest {
         });
     }
 
+    /**
+     * Cut short to its first page (header and the first 126 slots, the live holder's among them), a reference file
+     * was not read at all ("being created"), and a pass deleted the folder under the holder, as for a longer one.
+     */
+    @Test
+    void aReferenceFileCutShortToItsFirstPageKeepsItsFolderWhileALiveHolderCountsInIt() throws Exception {
+        assertKeptWhileHeldAndThenRemoved(ref -> {
+            try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(ref.toFile(), "rw")) {
+                f.setLength(4096);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
     private static void assertKeptWhileHeldAndThenRemoved(java.util.function.Consumer<Path> corrupt) throws Exception {
         try (ChildJvm holder = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.reaper.disabled=true"))) {
             holder.expect("ready ");
