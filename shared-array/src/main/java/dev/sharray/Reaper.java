@@ -162,6 +162,9 @@ final class Reaper {
         } catch (IOException | DirectoryIteratorException e) {
             return; // vanished or unreadable: leave it
         }
+        if (!ownerAlive && stillHeld) {
+            removeKilledCreates(folder, pass);
+        }
         if (ownerAlive || stillHeld) {
             return;
         }
@@ -184,6 +187,52 @@ final class Reaper {
         }
         pass.bytesFreed += deleteTree(claimed);
         pass.folders.add(folder);
+    }
+
+    /**
+     * In a dead owner's folder kept for an array a live process holds: deletes what creates killed midway left, which
+     * went only with the whole folder, after that array's last holder (a data file can be the array's full size, in
+     * RAM on a tmpfs). Nobody can finish or open those: only the owner creates in its folder, and an open refuses a
+     * data file without a reference file and a reference file without its magic (written last).
+     */
+    private static void removeKilledCreates(Path folder, Pass pass) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(folder, "*.{npy,ref}")) {
+            for (Path file : files) {
+                final String name = file.getFileName().toString();
+                final boolean data = name.endsWith(".npy");
+                final Path ref = data ? Segments.refPathFor(file) : file;
+                if (data ? Files.notExists(ref, LinkOption.NOFOLLOW_LINKS) : RefCountFile.isUnfinished(ref)) {
+                    removeKilledCreate(ref, dataPathOf(ref), pass);
+                }
+            }
+        } catch (IOException | DirectoryIteratorException e) {
+            // vanished or unreadable: the folder goes whole once nobody holds its arrays
+        }
+    }
+
+    private static void removeKilledCreate(Path ref, Path data, Pass pass) {
+        if (pass.wouldDelete.contains(data)) {
+            return; // a dry run counted it already (as its data file, then as its reference file)
+        }
+        long freed = -1;
+        for (Path file : new Path[] {data, ref}) {
+            try {
+                final BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                if (!attrs.isRegularFile()) {
+                    continue;
+                }
+                if (pass.dryRun) {
+                    pass.wouldDelete.add(file);
+                } else {
+                    Files.delete(file);
+                }
+                freed = Math.max(freed, 0) + freedBy(file, attrs);
+            } catch (IOException e) {
+                // gone meanwhile (another reaper), or cannot be deleted now: a later pass sees it
+            }
+        }
+        pass.wouldDelete.add(data);
+        pass.deleted(freed, data);
     }
 
     /**
@@ -346,7 +395,10 @@ final class Reaper {
         final List<Path> arrays = new ArrayList<>();
         /** Deletes nothing: the reference files it judges are private copies, and deletions are only measured. */
         final boolean dryRun;
-        /** In a dry run, the files of the arrays it would delete, which its folder's deletion must not count again. */
+        /**
+         * In a dry run, the files of the arrays it would delete, which its folder's deletion must not count again; in
+         * either, the data files of killed creates it counted.
+         */
         final java.util.Set<Path> wouldDelete = new java.util.HashSet<>();
         long referencesReclaimed;
         long bytesFreed;

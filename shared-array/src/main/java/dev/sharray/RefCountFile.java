@@ -314,6 +314,25 @@ final class RefCountFile {
         }
     }
 
+    /**
+     * @return whether {@code path} is a regular file without a reference file's magic: what a create killed before
+     *     it wrote its header's last word leaves (empty, a page of zeros, or the full length); no open accepts it
+     */
+    static boolean isUnfinished(Path path) {
+        if (otherKindOfFile(path) != null) {
+            return false;
+        }
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            final ByteBuffer magic = ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder());
+            while (magic.hasRemaining() && ch.read(magic, magic.position()) > 0) {
+                // read the four bytes, or up to the end
+            }
+            return magic.hasRemaining() || magic.getInt(0) != MAGIC;
+        } catch (IOException e) {
+            return false; // gone, or cannot be read now: not judged
+        }
+    }
+
     /** @return whether {@code scratch} holds the file's bytes up to {@code end}, read from its position on */
     private static boolean readUpTo(FileChannel ch, ByteBuffer scratch, int end) throws IOException {
         scratch.limit(end);

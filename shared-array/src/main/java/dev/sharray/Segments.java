@@ -600,7 +600,9 @@ final class Segments {
                         s.refs.dropSlot(s.slot);
                     }
                     s.refs.reclaimDead();
-                    deleteIfUnreferenced(s.refs, s.dataPath);
+                    if (deleteIfUnreferenced(s.refs, s.dataPath) >= 0) {
+                        removeFolderIfOwnerEnded(s.dataPath.getParent()); // as a last release does
+                    }
                 } catch (RuntimeException e) {
                     // best effort at exit; the reaper finishes the job
                 }
