@@ -79,7 +79,11 @@ final class ProcessIdentity {
         return h.flatMap(p -> p.info().startInstant()).map(Instant::toEpochMilli).orElse(0L);
     }
 
-    /** Test hook: forgets every verified pair, so that the next check of each process reads its start time. */
+    /**
+     * Forgets every verified pair, so that the next check of each process reads its start time: where a holder that
+     * died within the trust period (a zombie its parent has not waited for yet keeps its {@code /proc/<pid>}) must
+     * not count, as at this process's exit, the last chance it has to delete what it held last. Also a test hook.
+     */
     static void forgetVerified() {
         VERIFIED.clear();
     }

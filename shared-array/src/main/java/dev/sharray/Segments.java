@@ -589,6 +589,9 @@ final class Segments {
                 // best effort; the reaper removes the folder with them later
             }
         }
+        // a holder verified alive in the last second may have died since (a zombie keeps its /proc entry): judged by
+        // the cache, it kept the array this process held last, and nothing here looks again
+        ProcessIdentity.forgetVerified();
         for (Segment s : segments) {
             if (s.refs != null) {
                 try {
