@@ -18,7 +18,8 @@ import java.nio.ByteBuffer;
  *
  * <p>This needs the JDK's internal NIO access, which the project's JVM flags export ({@code jdk.internal.access},
  * and on JDK 17 {@code jdk.internal.misc} for the scope's handle). Without those exports {@link #available()} is
- * false and buffers reach C as they are.
+ * false: nothing is held, and a buffer whose arena or scope is closed already is refused through the public API
+ * ({@link #CHECKER}).
  *
  * <p>One instance per thread, in {@link CallScratch}: a call acquires, runs, then releases in a
  * {@code finally}.
@@ -27,10 +28,11 @@ final class BufferSessions {
     /** How this JDK holds a buffer's memory; null when it cannot. */
     private static final Holder HOLDER = findHolder();
     /**
-     * Without {@link #HOLDER} (no exports) on JDK 22+: the public API's check that a buffer's arena is alive and
-     * accessible here. It holds nothing, so a close racing with the call is not prevented, but a buffer whose arena
-     * was closed before the call is refused instead of reaching C: before, encoding one (JDK 25 without the
-     * project's JVM flags, a 1 MiB shard of a closed shared arena) ended the JVM with SIGSEGV.
+     * Without {@link #HOLDER} (no exports) on JDK 22+, or on JDK 17 with {@code jdk.incubator.foreign} added: the
+     * public API's check that a buffer's arena (scope) is alive and accessible here. It holds nothing, so a close
+     * racing with the call is not prevented, but a buffer whose arena was closed before the call is refused instead
+     * of reaching C: before, encoding one (JDK 25, or JDK 17, without the project's JVM flags, a 1 MiB shard of a
+     * closed shared arena or scope) ended the JVM with SIGSEGV.
      */
     private static final PublicScopes CHECKER = HOLDER == null ? PublicScopes.find() : null;
 
@@ -147,19 +149,42 @@ final class BufferSessions {
     }
 
     /**
-     * JDK 22+ through the public API only: {@code MemorySegment.ofBuffer(buffer)}, its {@code scope().isAlive()} and
-     * {@code isAccessibleBy(Thread)}. A check, not a hold (see {@link #CHECKER}).
+     * Through the public API only, a check, not a hold (see {@link #CHECKER}). JDK 22+: {@code
+     * MemorySegment.ofBuffer(buffer)}, its {@code scope().isAlive()} and {@code isAccessibleBy(Thread)}. JDK 17, when
+     * the application added {@code jdk.incubator.foreign} (without it no buffer has a scope):
+     * {@code MemorySegment.ofByteBuffer(buffer)}, its {@code scope()}'s {@code isAlive()} and {@code ownerThread()}.
      */
     private static final class PublicScopes {
         private static final MethodHandle OF_BUFFER;
         private static final MethodHandle IS_ALIVE; // (segment) -> segment.scope().isAlive()
+        /** (segment, thread) -> boolean on JDK 22+; null on JDK 17, which has {@link #OWNER} */
         private static final MethodHandle ACCESSIBLE;
+        /** (segment) -> segment.scope().ownerThread(), null for a shared scope: JDK 17 */
+        private static final MethodHandle OWNER;
 
         static {
             MethodHandle ofBuffer = null;
             MethodHandle isAlive = null;
             MethodHandle accessible = null;
-            if (Runtime.version().feature() >= 22) { // final API; 21's was a preview
+            MethodHandle owner = null;
+            if (Runtime.version().feature() == 17 && ModuleLayer.boot().findModule("jdk.incubator.foreign").isPresent()) {
+                try {
+                    final Class<?> segment = Class.forName("jdk.incubator.foreign.MemorySegment");
+                    final Class<?> scope = Class.forName("jdk.incubator.foreign.ResourceScope");
+                    final MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+                    ofBuffer = lookup.findStatic(segment, "ofByteBuffer", MethodType.methodType(segment, ByteBuffer.class))
+                        .asType(MethodType.methodType(Object.class, ByteBuffer.class));
+                    final MethodHandle scopeOf = lookup.findVirtual(segment, "scope", MethodType.methodType(scope));
+                    isAlive = MethodHandles.filterReturnValue(scopeOf,
+                        lookup.findVirtual(scope, "isAlive", MethodType.methodType(boolean.class)))
+                        .asType(MethodType.methodType(boolean.class, Object.class));
+                    owner = MethodHandles.filterReturnValue(scopeOf,
+                        lookup.findVirtual(scope, "ownerThread", MethodType.methodType(Thread.class)))
+                        .asType(MethodType.methodType(Thread.class, Object.class));
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    ofBuffer = null;
+                }
+            } else if (Runtime.version().feature() >= 22) { // final API; 21's was a preview
                 try {
                     final Class<?> segment = Class.forName("java.lang.foreign.MemorySegment");
                     final Class<?> scope = Class.forName("java.lang.foreign.MemorySegment$Scope");
@@ -180,6 +205,7 @@ final class BufferSessions {
             OF_BUFFER = ofBuffer;
             IS_ALIVE = isAlive;
             ACCESSIBLE = accessible;
+            OWNER = owner;
         }
 
         static PublicScopes find() {
@@ -192,7 +218,14 @@ final class BufferSessions {
             if (!(boolean) IS_ALIVE.invokeExact(segment)) {
                 throw new IllegalStateException("Already closed");
             }
-            if (!(boolean) ACCESSIBLE.invokeExact(segment, Thread.currentThread())) {
+            final boolean accessible;
+            if (ACCESSIBLE != null) {
+                accessible = (boolean) ACCESSIBLE.invokeExact(segment, Thread.currentThread());
+            } else {
+                final Thread owner = (Thread) OWNER.invokeExact(segment);
+                accessible = owner == null || owner == Thread.currentThread();
+            }
+            if (!accessible) {
                 throw new IllegalStateException("Attempted access outside owning thread");
             }
             return null;

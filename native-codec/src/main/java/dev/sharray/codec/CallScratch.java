@@ -3,7 +3,8 @@ package dev.sharray.codec;
 import java.util.Arrays;
 
 /**
- * One thread's reusable argument arrays for engine calls, so a call allocates nothing. Heap references
+ * One thread's reusable argument arrays for engine calls, so a call needs none of its own (on {@code byte[][]}
+ * shards it allocates nothing; see docs/codec.md for the other forms). Heap references
  * are cleared after each call so the scratch never keeps a caller's shards alive.
  */
 final class CallScratch {
