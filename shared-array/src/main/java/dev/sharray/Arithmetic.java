@@ -70,7 +70,7 @@ final class Arithmetic {
                 return; // INT64 holds every whole number below 2^53
         }
         if (k < min || k > max) {
-            throw new IllegalArgumentException("scalar " + k + " is out of range for a " + dtype + " array (" + min + ".."
+            throw new IllegalArgumentException("scalar " + k + " is out of range for " + Conversions.article(dtype.name()) + " " + dtype + " array (" + min + ".."
                 + max + "): the result would wrap around; use an array of a wider dtype");
         }
     }

@@ -45,7 +45,7 @@ final class Conversions {
     }
 
     /** "an int", "an INT32 array", "a UINT8 array" (you-int), "a FLOAT64 array". */
-    private static String article(String word) {
+    static String article(String word) {
         return word.startsWith("i") || word.startsWith("I") ? "an" : "a";
     }
 

@@ -147,6 +147,9 @@ class ElementAccessTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> u8.add(-1));
         assertTrue(e.getMessage().contains("scalar -1 is out of range for a UINT8 array (0..255)"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> u8.add(300));
+        final HeapArray i8 = HeapArray.ofBytes(DType.INT8, new byte[] {0});
+        e = assertThrows(IllegalArgumentException.class, () -> i8.add(128));
+        assertTrue(e.getMessage().contains("scalar 128 is out of range for an INT8 array (-128..127)"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> u8.multiply(256));
         assertThrows(IllegalArgumentException.class, () -> HeapArray.of(new byte[] {1}).subtract(128));
         assertThrows(IllegalArgumentException.class, () -> HeapArray.of(new short[] {1}).add(40000));
