@@ -141,6 +141,46 @@ class LauncherBuildLockTest {
     }
 
     /**
+     * In a checkout whose path has a blank (a copy named "sharray copy" beside "sharray"), the pruning of old jar
+     * copies went through {@code xargs}, which split each path at the blank: it ran {@code rm -rf .../my}, the folder
+     * before the blank, and pruned nothing.
+     */
+    @Test
+    void copiesArePrunedInACheckoutWhosePathHasABlankAndNothingElseIsTouched() throws Exception {
+        final Path parent = root;
+        root = Files.createDirectories(parent.resolve("my copy"));
+        final Path decoy = Files.createDirectories(parent.resolve("my"));
+        Files.writeString(decoy.resolve("precious.txt"), "keep me");
+        Path bin = scratchCheckout();
+        for (int i = 0; i < 7; i++) {
+            touchSource();
+            assertFinishedOk(launcher(bin, true, "--help"));
+        }
+        assertEquals("keep me", Files.readString(decoy.resolve("precious.txt")));
+        try (var dirs = Files.list(root.resolve("cli/target/run"))) {
+            assertEquals(5, dirs.filter(Files::isDirectory).count(), "the last five copies are kept, the rest pruned");
+        }
+    }
+
+    /**
+     * Ctrl-C during the class-data training (~4 s, the first run after a build): the training JVM exits 130 rather
+     * than dies of the signal, so the launcher went on, marked the training failed (no archive for this build) and
+     * ran the command the user meant to stop.
+     */
+    @Test
+    void ctrlCDuringTheClassDataTrainingStopsTheLauncherWithoutMarkingTheTrainingFailed() throws Exception {
+        Path bin = scratchCheckout();
+        assertFinishedOk(launcher(bin, true, "--help")); // the build, without a training
+        Process interrupted = launcher(bin, false, Map.of("INTERRUPT_TRAINING", "1"), "--help");
+        assertTrue(interrupted.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(130, interrupted.exitValue(), new String(interrupted.getInputStream().readAllBytes()));
+        assertEquals(1, Files.readAllLines(root.resolve("java-runs")).size(), "the command ran after Ctrl-C");
+        try (var files = Files.list(root.resolve("cli/target"))) {
+            assertEquals(List.of(), files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".failed")).toList());
+        }
+    }
+
+    /**
      * The JDK prints "WARNING: Using incubator modules" on every JVM that resolves the Vector API module, so the CLI's
      * JVM gets it only where it may run the codec's pure-Java backend: {@code ec} (not its help), and the demo on
      * threads (not its help).
@@ -277,7 +317,10 @@ class LauncherBuildLockTest {
         script(bin.resolve("java"), """
             case "$*" in
               *XshowSettings*) echo '    java.specification.version = 17' >&2 ;;
-              *DumpLoadedClassList*) echo train >> "$ROOT_UNDER_TEST/trainings"; exit 1 ;;
+              *DumpLoadedClassList*) echo train >> "$ROOT_UNDER_TEST/trainings"
+                # Ctrl-C reaches the whole foreground group: the launcher, and the JVM, which exits 130 on it
+                [ -z "${INTERRUPT_TRAINING:-}" ] || { kill -INT "$PPID"; exit 130; }
+                exit 1 ;;
               *dev.sharray.cli.Main*) prev=; for a in "$@"; do [ "$prev" = -cp ] && echo "$a" >> "$ROOT_UNDER_TEST/java-runs"; prev=$a; done
                 echo "$*" >> "$ROOT_UNDER_TEST/java-commands" ;;
             esac
