@@ -10,14 +10,25 @@ import java.util.List;
 
 /**
  * Fits the requested demo size to the machine: the array and its parity (1.4x) must fit in the temp
- * folder sharray will use and in available memory (tmpfs pages are memory), with headroom.
+ * folder sharray will use and in available memory (tmpfs pages are memory), with headroom. The folder is the
+ * one the library would choose: the configured one, else {@code /dev/shm} while a demo of at least 1 MiB fits
+ * there, else {@code java.io.tmpdir} (a container's default 64 MiB {@code /dev/shm} cannot hold one).
  */
 final class DemoSizer {
     /** Data plus RS(10,4) parity. */
     static final double FOOTPRINT = 1.4;
     private static final long HEADROOM = 128L << 20;
+    private static final long MIB = 1L << 20;
 
     private DemoSizer() {
+    }
+
+    /** A folder the demo's arrays may go to, and the bytes free there. */
+    record Folder(Path path, long free) {
+    }
+
+    /** Where the demo's arrays go, and how many bytes the array takes there. */
+    record Fit(Path root, long bytes) {
     }
 
     /**
@@ -25,34 +36,62 @@ final class DemoSizer {
      * @return the size to use; a message says so when it is smaller than requested
      */
     static long fit(long requested) {
-        Path root = root();
-        long free = usable(root);
-        long mem = memAvailable();
-        long budget = Math.min(free, mem) - HEADROOM;
-        long max = (long) (budget * 0.8 / FOOTPRINT) & ~((1L << 20) - 1);
-        if (requested <= max) {
-            return requested;
+        final Path configured = configuredRoot();
+        final Path shm = Path.of("/dev/shm");
+        final Folder shmFolder = configured == null && Files.isDirectory(shm) && Files.isWritable(shm)
+            ? new Folder(shm, usable(shm)) : null;
+        final Path other = configured != null ? configured : Path.of(System.getProperty("java.io.tmpdir"));
+        final long mem = memAvailable();
+        final Fit fit = fit(requested, shmFolder, new Folder(other, usable(other)), mem);
+        if (fit.bytes() < requested) {
+            Ui.info("reduced the demo size from " + Sizes.format(requested) + " to " + Sizes.format(fit.bytes()) + ": "
+                + fit.root() + " has " + Sizes.format(usable(fit.root())) + " free and " + Sizes.format(mem)
+                + " of memory is available");
         }
-        if (max < (1L << 20)) {
-            throw new CliException("not enough room for the demo: " + root + " has " + Sizes.format(free)
-                + " free and " + Sizes.format(mem) + " of memory is available");
-        }
-        Ui.info("reduced the demo size from " + Sizes.format(requested) + " to " + Sizes.format(max) + ": " + root
-            + " has " + Sizes.format(free) + " free and " + Sizes.format(mem) + " of memory is available");
-        return max;
+        return fit.bytes();
     }
 
-    /** Where SharedArray.create will put the arrays (mirrors its documented order). */
-    static Path root() {
+    /**
+     * The decision, on the facts given: {@code /dev/shm} keeps the headroom of 128 MiB (above the library's own 64
+     * MiB, so the library puts the arrays there too); the other folder a quarter of its room, at most that, so a
+     * small folder still runs a small demo.
+     *
+     * @param shm   {@code /dev/shm} when it is usable and no folder is configured, else null
+     * @param other the configured folder, else {@code java.io.tmpdir}
+     * @throws CliException when not even 1 MiB fits
+     */
+    static Fit fit(long requested, Folder shm, Folder other, long mem) {
+        if (shm != null) {
+            final long max = maxBytes(Math.min(shm.free(), mem) - HEADROOM);
+            if (max >= MIB || requested <= max) {
+                return new Fit(shm.path(), Math.min(requested, max));
+            }
+        }
+        final long room = Math.min(other.free(), mem);
+        final long max = maxBytes(room - Math.min(HEADROOM, room / 4));
+        if (requested <= max) {
+            return new Fit(other.path(), requested);
+        }
+        if (max < MIB) {
+            throw new CliException("not enough room for the demo: " + other.path() + " has " + Sizes.format(other.free())
+                + " free and " + Sizes.format(mem) + " of memory is available"
+                + (shm != null ? " (" + shm.path() + " has " + Sizes.format(shm.free()) + " free)" : ""));
+        }
+        return new Fit(other.path(), max);
+    }
+
+    /** @return the largest array (whole MiB) whose data and parity take 80% of {@code budget} at most */
+    private static long maxBytes(long budget) {
+        return budget <= 0 ? 0 : (long) (budget * 0.8 / FOOTPRINT) & ~(MIB - 1);
+    }
+
+    /** @return the folder configured by {@code -Dsharray.tempFolder} or {@code SHARRAY_TEMP_FOLDER}, or null */
+    private static Path configuredRoot() {
         String p = System.getProperty("sharray.tempFolder");
         if (p == null || p.isBlank()) {
             p = System.getenv("SHARRAY_TEMP_FOLDER");
         }
-        if (p != null && !p.isBlank()) {
-            return Path.of(p);
-        }
-        Path shm = Path.of("/dev/shm");
-        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        return p == null || p.isBlank() ? null : Path.of(p);
     }
 
     private static long usable(Path root) {
