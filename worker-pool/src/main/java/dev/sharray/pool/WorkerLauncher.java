@@ -176,6 +176,19 @@ final class WorkerLauncher {
     }
 
     /**
+     * The pool's folder ({@code <root>/sharray-<user>/<this process>}) before a worker's file is made in it, as
+     * {@link SharedArrays#processFolder(Path)} gives it: made again (0700) where something removed it, refused once
+     * sharray's exit hook has run. Made by {@code createDirectories} instead, a worker started while the JVM exited
+     * (a pool starting when SIGINT came) made again the folder the hook had just removed, and it stayed, with the
+     * umask's mode (0755).
+     *
+     * @throws IllegalStateException when this JVM is exiting
+     */
+    static void ensureFolder(Path folder) {
+        SharedArrays.processFolder(folder.getParent().getParent());
+    }
+
+    /**
      * @param arg one JVM argument
      * @return it quoted for a {@code java @argfile} line: backslashes and quotes escaped, and line breaks, which
      *     would end the line, written as the launcher's {@code \n} and {@code \r} escapes
@@ -194,7 +207,7 @@ final class WorkerLauncher {
      * @throws IOException when the JVM cannot be started
      */
     Process launch(int workerId, Path ringFile) throws IOException {
-        Files.createDirectories(folder, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        ensureFolder(folder);
         final Path argFile = argFile(workerId);
         Files.deleteIfExists(argFile);
         // a JVM that exits before the worker's HELLO (SIGTERM while the pool starts) must not leave the file

@@ -54,7 +54,7 @@ final class WorkerStarter {
         RingFile rings = null;
         Process p = null;
         try {
-            Files.createDirectories(folder);
+            WorkerLauncher.ensureFolder(folder);
             try {
                 rings = RingFile.create(ringPath, ringCapacity);
             } catch (IOException e) {
