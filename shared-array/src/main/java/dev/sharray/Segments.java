@@ -36,12 +36,20 @@ final class Segments {
     private static final java.util.Set<Path> CREATING = new java.util.HashSet<>();
     /** How long the exit hook waits for creates in progress; it deletes the files of those still going after. */
     private static final long CREATE_GRACE_MILLIS = 2_000;
+    /**
+     * Last releases of shared arrays past their close, whose deletion attempt has not ended: the exit hook no longer
+     * sees them among the open ones, and waits for them (as for creates) before the JVM halts and ends their thread.
+     */
+    private static final java.util.Set<Segment> RELEASING =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     /** Test hook (null in use): runs in a create between making its files and registering them. */
     static volatile Runnable beforeRegister;
     /** Test hook (null in use): runs in a release that dropped this process's last local reference, before its lock. */
     static volatile Runnable afterLastLocalReference;
     /** Test hook (null in use): runs in a last local release between closing the segment and giving its slot back. */
     static volatile Runnable beforeSlotGivenBack;
+    /** Test hook (null in use): runs in a last release of a shared array once it is closed, before its deletion attempt. */
+    static volatile Runnable afterClosed;
     /** Test hook (null in use): runs in an open of a shared array between taking its reference and mapping its data. */
     static volatile Runnable afterOpenAcquired;
 
@@ -384,11 +392,27 @@ final class Segments {
             s.closed = true;
             OPEN.remove(s.dataPath, s);
             retire = s.refs != null && s.mapping.length() <= retainBudget;
+            if (s.refs != null) {
+                RELEASING.add(s);
+            }
         }
         if (s.refs == null) {
             s.mapping.unmap();
             return;
         }
+        try {
+            runHook(afterClosed);
+            finishLastRelease(s, retire);
+        } finally {
+            synchronized (Segments.class) {
+                RELEASING.remove(s);
+                Segments.class.notifyAll(); // the exit hook may wait for it
+            }
+        }
+    }
+
+    /** The rest of a last release of a shared array once closed: the deletion attempt, the slot, the mappings. */
+    private static void finishLastRelease(Segment s, boolean retire) {
         s.refs.reclaimDeadUnlessHeld();
         // Deleted while still mapped here, unmapped after: unlinking a file nobody maps frees its pages inside
         // the unlink (~20 ms for 512 MiB of tmpfs), a long window for a kill -9 to leave a half-deleted array.
@@ -549,6 +573,23 @@ final class Segments {
         return exiting;
     }
 
+    /**
+     * Waits, with the lock held, until no create and no closed last release is in progress, or {@code deadline}
+     * ({@link System#nanoTime()}) passes: the JVM halts once the exit hook returns, and ends those threads midway.
+     */
+    private static void awaitCreatesAndReleases(long deadline) {
+        for (long left = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+             (!CREATING.isEmpty() || !RELEASING.isEmpty()) && left > 0;
+             left = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) {
+            try {
+                Segments.class.wait(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     /** Registers {@link #onExit()} once: it also removes this process's owner folders, so whoever creates one calls this. */
     static synchronized void installExitHook() {
         if (!exitHookInstalled) {
@@ -565,18 +606,11 @@ final class Segments {
         ExitFiles.deleteAll(); // other components' files: the folders below are removed only when empty
         List<Segment> segments;
         List<Path> unfinished;
+        final long deadline;
         synchronized (Segments.class) {
             exiting = true; // under the lock: a create registers before this, or is refused and rolls back
-            final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(CREATE_GRACE_MILLIS);
-            for (long left = CREATE_GRACE_MILLIS; !CREATING.isEmpty() && left > 0;
-                 left = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) {
-                try {
-                    Segments.class.wait(left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
+            deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(CREATE_GRACE_MILLIS);
+            awaitCreatesAndReleases(deadline);
             unfinished = new ArrayList<>(CREATING);
             segments = new ArrayList<>(OPEN.values());
         }
@@ -610,6 +644,10 @@ final class Segments {
                     // best effort at exit; the reaper finishes the job
                 }
             }
+        }
+        synchronized (Segments.class) {
+            // a release that closed its segment after the snapshot above (a thread still running) deletes on its own
+            awaitCreatesAndReleases(deadline);
         }
         for (Path folder : TempFolders.ownerFolders().values()) {
             try {

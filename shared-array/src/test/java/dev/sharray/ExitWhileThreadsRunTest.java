@@ -43,4 +43,20 @@ class ExitWhileThreadsRunTest {
             }
         }
     }
+
+    /**
+     * A last release that had closed its array when the JVM began to exit: the hook no longer saw the array among the
+     * open ones and returned, and the JVM halted the releasing thread before its deletion. The files stayed until
+     * another process's reaper pass. The hook now waits for such releases as it does for creates.
+     */
+    @Test
+    void anExitWaitsForALastReleaseUnderWay() throws Exception {
+        try (ChildJvm child = ChildJvm.start(ReleaseAtExitRacer.class, List.of())) {
+            final Path data = Path.of(child.expect("path "));
+            assertEquals(0, child.finish());
+            assertFalse(Files.exists(data), "the release under way at exit left the array");
+            assertFalse(Files.exists(Segments.refPathFor(data)), "the release under way at exit left its reference file");
+            assertFalse(Files.exists(data.getParent()), "the exiting process's folder stayed");
+        }
+    }
 }
