@@ -25,7 +25,11 @@ public final class Main {
      */
     public static void main(String[] args) {
         int code = run(args);
-        System.out.flush();
+        // a PrintStream keeps its write errors to itself: "sharray ls > /dev/full" lost the listing and exited 0
+        if (System.out.checkError()) {
+            System.err.println("sharray: cannot write to standard output: the output is lost or incomplete");
+            code = code == OK ? FAILURE : code;
+        }
         System.err.flush();
         System.exit(code);
     }
@@ -37,8 +41,31 @@ public final class Main {
      * @return the exit code
      */
     public static int run(String... args) {
-        CommandLine cl = commandLine();
-        return cl.execute(args);
+        final CommandLine cl;
+        try {
+            cl = commandLine();
+        } catch (Error e) { // the heap running out while picocli builds its model, say
+            return failed(e);
+        }
+        return run(cl, args);
+    }
+
+    /** Runs {@code args} on {@code cl}; an Error is one line too (picocli gives only Exceptions to the FailureHandler). */
+    static int run(CommandLine cl, String... args) {
+        try {
+            return cl.execute(args);
+        } catch (Error e) {
+            return failed(e);
+        }
+    }
+
+    /** An Error as the FailureHandler shows an exception: before, an OutOfMemoryError left a raw stack trace. */
+    private static int failed(Error e) {
+        if (Ui.verbose()) {
+            e.printStackTrace(System.err);
+        }
+        System.err.println("sharray: " + ErrorMessages.describe(e));
+        return FAILURE;
     }
 
     /** @return the configured picocli command line */
@@ -49,7 +76,16 @@ public final class Main {
         cl.setExecutionExceptionHandler(new FailureHandler());
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.registerConverter(Path.class, Main::path); // every command's FILE, DIR, -o and any later path option
+        shareVersion(cl, cl.getCommandSpec().version());
         return cl;
+    }
+
+    /** Every subcommand's {@code -V} prints the tool's version: picocli does not pass it down, and they printed nothing. */
+    private static void shareVersion(CommandLine cl, String[] version) {
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            sub.getCommandSpec().version(version);
+            shareVersion(sub, version);
+        }
     }
 
     /**
