@@ -162,6 +162,24 @@ class LauncherBuildLockTest {
         }
     }
 
+    /** Run through a link (~/bin/sharray), the launcher took the link's folder for the checkout: "build failed". */
+    @Test
+    void theLauncherRunsThroughALinkToIt() throws Exception {
+        Path bin = scratchCheckout();
+        Path links = Files.createDirectories(root.resolve("links"));
+        Path link = Files.createSymbolicLink(links.resolve("sharray"), root.resolve("sharray"));
+        List<String> cmd = List.of("bash", link.toString(), "--help");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+        pb.environment().put("ROOT_UNDER_TEST", root.toString());
+        pb.environment().put("SHARRAY_NO_CDS", "1");
+        assertFinishedOk(pb.start());
+        assertEquals(1, Files.readAllLines(root.resolve("java-runs")).size(), "the command did not run");
+        try (var files = Files.list(links)) {
+            assertEquals(List.of("sharray"), files.map(p -> p.getFileName().toString()).toList(), "left beside the link");
+        }
+    }
+
     /**
      * Ctrl-C during the class-data training (~4 s, the first run after a build): the training JVM exits 130 rather
      * than dies of the signal, so the launcher went on, marked the training failed (no archive for this build) and
