@@ -14,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -86,13 +87,26 @@ class ClassDataArchiveTest {
             Files.copy(classes.resolve(entry), out);
             out.closeEntry();
         }
+        runsATask(dir, Map.of(), "-javaagent:" + agent);
+    }
+
+    /**
+     * Runs {@link AgentPoolChild} (a pool of one worker, one task) with jars only on its classpath, its own cache
+     * folder, {@code environment} and the workers' {@code options}, and checks that the task ran.
+     *
+     * @return what the parent printed
+     */
+    private static String runsATask(Path dir, Map<String, String> environment, String... options) throws Exception {
         final List<String> cmd = JvmFlags.javaCommand(jarsOnly(dir), List.of("-Dsharray.pool.cds.dir=" + dir.resolve("cds")),
-            AgentPoolChild.class.getName(), "-javaagent:" + agent);
-        final Process parent = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            AgentPoolChild.class.getName(), options);
+        final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(environment);
+        final Process parent = pb.start();
         final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(parent.waitFor(120, TimeUnit.SECONDS));
         assertEquals(0, parent.exitValue(), out);
         assertTrue(out.contains("RESULT [42]"), out);
+        return out;
     }
 
     /**
@@ -104,13 +118,7 @@ class ClassDataArchiveTest {
     @Test
     void aPoolWhoseArchiveTrainerCannotStartStartsWithoutIt(@TempDir Path dir) throws Exception {
         final Path options = Files.writeString(dir.resolve("worker.options"), "-XX:-UseSharedSpaces\n");
-        final List<String> cmd = JvmFlags.javaCommand(jarsOnly(dir), List.of("-Dsharray.pool.cds.dir=" + dir.resolve("cds")),
-            AgentPoolChild.class.getName(), "-XX:VMOptionsFile=" + options);
-        final Process parent = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(parent.waitFor(120, TimeUnit.SECONDS));
-        assertEquals(0, parent.exitValue(), out);
-        assertTrue(out.contains("RESULT [42]"), out);
+        final String out = runsATask(dir, Map.of(), "-XX:VMOptionsFile=" + options);
         if (Runtime.version().feature() < 25) {
             assertTrue(out.contains("died at start while training the class-data archive"), out);
         }
@@ -119,15 +127,7 @@ class ClassDataArchiveTest {
     /** Options in {@code _JAVA_OPTIONS} reach every worker as those of the other two variables do: no trainer then. */
     @Test
     void noTrainerWhenUnderscoreJavaOptionsTurnArchivesOff(@TempDir Path dir) throws Exception {
-        final List<String> cmd = JvmFlags.javaCommand(jarsOnly(dir), List.of("-Dsharray.pool.cds.dir=" + dir.resolve("cds")),
-            AgentPoolChild.class.getName());
-        final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("_JAVA_OPTIONS", "-Xshare:off");
-        final Process parent = pb.start();
-        final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(parent.waitFor(120, TimeUnit.SECONDS));
-        assertEquals(0, parent.exitValue(), out);
-        assertTrue(out.contains("RESULT [42]"), out);
+        final String out = runsATask(dir, Map.of("_JAVA_OPTIONS", "-Xshare:off"));
         assertFalse(out.contains("training the class-data archive"), out);
         try (Stream<Path> files = Files.list(dir.resolve("cds"))) {
             assertEquals(0, files.filter(p -> p.getFileName().toString().contains(".jsa")).count(), "an archive was trained");
