@@ -214,7 +214,8 @@ final class Reaper {
         if (pass.wouldDelete.contains(data)) {
             return; // a dry run counted it already (as its data file, then as its reference file)
         }
-        long freed = -1;
+        boolean removed = false;
+        long freed = 0;
         for (Path file : new Path[] {data, ref}) {
             try {
                 final BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
@@ -226,13 +227,16 @@ final class Reaper {
                 } else {
                     Files.delete(file);
                 }
-                freed = Math.max(freed, 0) + freedBy(file, attrs);
+                removed = true;
+                freed += freedBy(file, attrs);
             } catch (IOException e) {
                 // gone meanwhile (another reaper), or cannot be deleted now: a later pass sees it
             }
         }
         pass.wouldDelete.add(data);
-        pass.deleted(freed, data);
+        if (removed) {
+            pass.deleted(freed, data);
+        }
     }
 
     /**

@@ -151,8 +151,7 @@ final class RefCountFile {
             }
             // read, not through the mapping: a first page someone punched out is a hole, read as zeros here without
             // allocating; through the mapping, a tmpfs allocates a page for it, and when full faults (SIGBUS)
-            final ByteBuffer magic = ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder());
-            if (ch.read(magic, 0) != 4 || magic.getInt(0) != MAGIC) {
+            if (!startsWithMagic(ch)) {
                 throw notAReferenceFile(path);
             }
             mapped = AgronaMapping.map(ch, path, FILE_SIZE);
@@ -323,14 +322,19 @@ final class RefCountFile {
             return false;
         }
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            final ByteBuffer magic = ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder());
-            while (magic.hasRemaining() && ch.read(magic, magic.position()) > 0) {
-                // read the four bytes, or up to the end
-            }
-            return magic.hasRemaining() || magic.getInt(0) != MAGIC;
+            return !startsWithMagic(ch);
         } catch (IOException e) {
             return false; // gone, or cannot be read now: not judged
         }
+    }
+
+    /** @return whether the file's first four bytes, read (not mapped), are a reference file's magic */
+    private static boolean startsWithMagic(FileChannel ch) throws IOException {
+        final ByteBuffer magic = ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder());
+        while (magic.hasRemaining() && ch.read(magic, magic.position()) > 0) {
+            // the four bytes, or up to the end of a shorter file
+        }
+        return !magic.hasRemaining() && magic.getInt(0) == MAGIC;
     }
 
     /** @return whether {@code scratch} holds the file's bytes up to {@code end}, read from its position on */
