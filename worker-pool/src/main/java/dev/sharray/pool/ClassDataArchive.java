@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * AppCDS for worker JVMs: a class-data archive of the classes a worker loads, made once per JDK, classpath
@@ -436,10 +437,17 @@ final class ClassDataArchive {
      *
      * @param workerId the worker's number
      * @param exitCode its exit code, or -1 when unknown
+     * @param lastStderrLines its last standard error lines once it has ended; asked only of a trainer that
+     *     exited with {@link #DUMP_FAILED_EXIT} after it said hello
      */
-    synchronized void workerExited(int workerId, int exitCode) {
+    synchronized void workerExited(int workerId, int exitCode, Supplier<List<String>> lastStderrLines) {
         if (workerId != trainer) {
             return;
+        }
+        if (exitCode == DUMP_FAILED_EXIT && workerId != startingTrainer && !dumpFailed(lastStderrLines.get())) {
+            // a task's System.exit(1): not this JVM's refusal to dump. Its archive, if any, missed the classes a
+            // trainer loads before a normal exit: neither kept nor marked failed; the next pool trains again
+            exitCode = -1;
         }
         final Path tmp = trainingFile;
         trainer = Integer.MAX_VALUE; // one attempt per pool
@@ -468,6 +476,20 @@ final class ClassDataArchive {
         } finally {
             deleteQuietly(tmp);
         }
+    }
+
+    /**
+     * @param lastStderrLines what a trainer that exited with {@link #DUMP_FAILED_EXIT} wrote last
+     * @return whether its JVM said that it could not write the archive (HotSpot's text: "An error has occurred
+     *     while processing the shared archive file.", then the reason), or could not start with the options
+     */
+    static boolean dumpFailed(List<String> lastStderrLines) {
+        for (String line : lastStderrLines) {
+            if (line.contains("shared archive file") || line.contains("Error occurred during initialization of VM")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Starts worker JVMs: the running JDK's {@code java} with the project's JVM flags and the pool's options in one
@@ -262,10 +263,11 @@ final class WorkerLauncher {
      *
      * @param workerId its number
      * @param exitCode its exit code, -1 when unknown
+     * @param lastStderrLines its last standard error lines once it has ended (may wait for them)
      */
-    void workerExited(int workerId, int exitCode) {
+    void workerExited(int workerId, int exitCode, Supplier<List<String>> lastStderrLines) {
         if (cds != null) {
-            cds.workerExited(workerId, exitCode);
+            cds.workerExited(workerId, exitCode, lastStderrLines);
         }
     }
 

@@ -187,6 +187,9 @@ final class WorkerStarter {
 
     /** A worker's process has ended (or is being killed): a class-data archive trainer gives up its role. */
     void exited(Worker w) {
-        launcher.workerExited(w.id, w.exitCode());
+        launcher.workerExited(w.id, w.exitCode(), () -> {
+            w.stderr.awaitEnd(1000);
+            return w.stderr.tail();
+        });
     }
 }

@@ -168,7 +168,7 @@ class ClassDataArchiveTest {
             assertTrue(first.stream().anyMatch(o -> o.startsWith(training)), first.toString());
             assertTrue(cds.optionsFor(2).isEmpty());
             // a trainer that crashed leaves no archive
-            cds.workerExited(1, 137);
+            cds.workerExited(1, 137, List::of);
             assertFalse(Files.exists(cds.archive()));
         } finally {
             System.clearProperty("sharray.pool.cds.dir");
@@ -310,7 +310,7 @@ class ClassDataArchiveTest {
             if (listOption.startsWith("-XX:DumpLoadedClassList=")) {
                 Files.writeString(Path.of(listOption.substring(listOption.indexOf('=') + 1)), "java/lang/Object\n");
             }
-            cds.workerExited(1, 0);
+            cds.workerExited(1, 0, List::of);
             for (int i = 0; i < 200 && !Files.exists(cds.failedMarker()); i++) {
                 Thread.sleep(50); // the dump runs in the background
             }
@@ -351,9 +351,11 @@ class ClassDataArchiveTest {
             final List<String> cmd = new java.util.ArrayList<>(List.of(java));
             cmd.addAll(trainer);
             cmd.add("-version");
-            final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            final List<String> lines = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
             assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-            cds.workerExited(1, p.exitValue());
+            cds.workerStarted(1); // the trainer had said hello: it fails when it dumps at exit
+            cds.workerExited(1, p.exitValue(), () -> lines);
             for (int i = 0; i < 200 && !Files.exists(cds.failedMarker()); i++) {
                 Thread.sleep(50); // JDK 25: the background dump finds no class list
             }
@@ -363,6 +365,41 @@ class ClassDataArchiveTest {
         } finally {
             System.clearProperty("sharray.pool.cds.dir");
         }
+    }
+
+    /**
+     * A task that calls {@code System.exit(1)} in the trainer ends its JVM with the code a JDK 17 JVM exits with
+     * when its dump fails: it was taken for that, and no pool of this configuration trained again for a day. Such an
+     * exit (no word from HotSpot about the archive) marks nothing; the next pool trains again. A real JDK 17 JVM
+     * calling {@code System.exit(1)} under {@code -XX:ArchiveClassesAtExit} writes its archive silently, so its
+     * last lines are the task's.
+     */
+    @Test
+    void aTaskExitingWithOneInTheTrainerDoesNotMarkTheArchiveFailed(@TempDir Path dir) throws Exception {
+        System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
+        try {
+            final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
+            final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            final ClassDataArchive cds = ClassDataArchive.forWorkers(java, jar.toString(), List.of(), List.of());
+            assertFalse(cds.optionsFor(1).isEmpty(), "the first launch trains");
+            cds.workerStarted(1);
+            cds.workerExited(1, 1, () -> List.of("[worker 1] exiting on the task's request"));
+            assertFalse(Files.exists(cds.failedMarker()), "a task's exit marked the archive failed");
+            assertEquals(0, cds.trainingFiles(Long.MAX_VALUE), "temporary files left");
+            assertFalse(ClassDataArchive.forWorkers(java, jar.toString(), List.of(), List.of()).optionsFor(1).isEmpty(),
+                "the next pool does not train");
+        } finally {
+            System.clearProperty("sharray.pool.cds.dir");
+        }
+    }
+
+    @Test
+    void hotSpotsWordsOnAFailedDumpAreRecognised() {
+        assertTrue(ClassDataArchive.dumpFailed(List.of("An error has occurred while processing the shared archive file.",
+            "Unable to create shared archive file /x.jsa: (Is a directory).")));
+        assertTrue(ClassDataArchive.dumpFailed(List.of("Error occurred during initialization of VM",
+            "Unable to use shared archive.")));
+        assertFalse(ClassDataArchive.dumpFailed(List.of("task output", "Exception in thread \"main\"")));
     }
 
     /**
