@@ -180,6 +180,18 @@ class LauncherBuildLockTest {
         }
     }
 
+    /** Ctrl-C during the build (a minute, the first run): "build failed" with exit 1, as if Maven had failed. */
+    @Test
+    void ctrlCDuringTheBuildExitsAsInterrupted() throws Exception {
+        Path bin = scratchCheckout();
+        Process interrupted = launcher(bin, true, Map.of("INTERRUPT_BUILD", "1"), "--help");
+        assertTrue(interrupted.waitFor(60, TimeUnit.SECONDS));
+        String out = new String(interrupted.getInputStream().readAllBytes());
+        assertEquals(130, interrupted.exitValue(), out);
+        assertFalse(out.contains("build failed"), out);
+        assertFalse(Files.exists(root.resolve("java-runs")), "the command ran after Ctrl-C");
+    }
+
     /**
      * Ctrl-C during the class-data training (~4 s, the first run after a build): the training JVM exits 130 rather
      * than dies of the signal, so the launcher went on, marked the training failed (no archive for this build) and
@@ -212,13 +224,19 @@ class LauncherBuildLockTest {
         for (String[] args : commands) {
             assertFinishedOk(launcher(bin, false, args));
         }
-        Process threadsByEnvironment = launcher(bin, false, Map.of("SHARRAY_PARALLEL", "threads"), "demo");
-        assertFinishedOk(threadsByEnvironment);
+        // the CLI takes any mode starting with "thread", in any case; the property wins over the variable
+        List<Map<String, String>> environments = List.of(Map.of("SHARRAY_PARALLEL", "threads"),
+            Map.of("SHARRAY_PARALLEL", "THREAD"), Map.of("SHARRAY_JAVA_OPTS", "-Xmx1g -Dsharray.parallel=Threads"),
+            Map.of("SHARRAY_PARALLEL", "threads", "SHARRAY_JAVA_OPTS", "-Dsharray.parallel=pool"),
+            Map.of("SHARRAY_PARALLEL", "pool"));
+        for (Map<String, String> environment : environments) {
+            assertFinishedOk(launcher(bin, false, environment, "demo"));
+        }
         List<String> runs = Files.readAllLines(root.resolve("java-commands"));
-        assertEquals(commands.length + 1, runs.size(), runs.toString());
+        assertEquals(commands.length + environments.size(), runs.size(), runs.toString());
         List<Boolean> withModule = runs.stream().map(r -> r.contains("--add-modules=jdk.incubator.vector")).toList();
-        assertEquals(List.of(false, false, false, false, false, true, true, true, false, false, false, true), withModule,
-            runs.toString());
+        assertEquals(List.of(false, false, false, false, false, true, true, true, false, false, false,
+            true, true, true, false, false), withModule, runs.toString());
         assertTrue(runs.get(0).contains("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED"), "the other flags stay");
     }
 
@@ -327,6 +345,8 @@ class LauncherBuildLockTest {
         // a build that takes a while, so the launchers overlap; it leaves what the launcher checks for
         script(bin.resolve("mvn"), """
             echo build >> "$ROOT_UNDER_TEST/mvn-calls"
+            # Ctrl-C reaches the whole foreground group: the launcher, and Maven's JVM, which exits 130 on it
+            [ -z "${INTERRUPT_BUILD:-}" ] || { kill -INT "$PPID"; exit 130; }
             sleep 1
             mkdir -p "$ROOT_UNDER_TEST/cli/target"
             echo "build $(wc -l < "$ROOT_UNDER_TEST/mvn-calls")" > "$ROOT_UNDER_TEST/cli/target/sharray-cli-0.jar" # in place, as Maven does
