@@ -650,6 +650,27 @@ final class RefCountFile {
         return result;
     }
 
+    /**
+     * @return the pids among {@link #holders()} of which no slot with references belongs to a running process: their
+     *     references count until a live holder's release or a reaper pass takes them back
+     */
+    java.util.Set<Long> deadHolders() {
+        final java.util.Set<Long> dead = new java.util.TreeSet<>();
+        final java.util.Set<Long> alive = new java.util.HashSet<>();
+        final int inUse = slotsInUse();
+        for (int i = 0; i < inUse; i++) {
+            final int o = ownerOffset(i);
+            final long pid = buffer.getLongVolatile(o);
+            final long count = buffer.getLongVolatile(o + 16);
+            final long start = buffer.getLongVolatile(o + 8);
+            if (pid > 0 && count > 0) {
+                (!countsWithoutIdentity(pid, start, count) && ProcessIdentity.isAlive(pid, start) ? alive : dead).add(pid);
+            }
+        }
+        dead.removeAll(alive);
+        return dead;
+    }
+
     /** @return true when some slot with references belongs to a live process */
     boolean hasLiveHolder() {
         final int inUse = slotsInUse();

@@ -201,6 +201,7 @@ public final class SharedArrays {
                 return; // being deleted
             }
             final Map<Long, Long> holders = refs.holders();
+            final java.util.Set<Long> deadHolders = refs.deadHolders();
             final NpyHeader h;
             final long bytes;
             try {
@@ -221,7 +222,7 @@ public final class SharedArrays {
                     + (e instanceof java.io.UncheckedIOException u ? u.getCause() : e));
                 return;
             }
-            listed.arrays().add(new ArrayInfo(data, h.dtype, h.shape, bytes, holders, listed.ownerPid(),
+            listed.arrays().add(new ArrayInfo(data, h.dtype, h.shape, bytes, holders, deadHolders, listed.ownerPid(),
                 listed.ownerAlive()));
         } catch (java.io.UncheckedIOException e) {
             listed.unlisted(data, "its reference file cannot be read: " + e.getCause());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -24,7 +25,8 @@ class ArrayInfoTest {
             first.shape()[0] = 99;
             assertArrayEquals(new long[] {4, 5}, first.shape(), "the record handed out its own array");
             final Map<Long, Long> holders = new HashMap<>(Map.of(1L, 1L));
-            final ArrayInfo built = new ArrayInfo(a.path(), DType.FLOAT64, new long[] {4, 5}, 4096, holders, 1, true);
+            final ArrayInfo built = new ArrayInfo(a.path(), DType.FLOAT64, new long[] {4, 5}, 4096, holders, Set.of(),
+                1, true);
             holders.put(2L, 2L);
             assertEquals(1, built.totalReferences(), "the record kept the caller's map");
         }

@@ -6,13 +6,15 @@ import dev.sharray.SharedArrays;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 
 /** {@code sharray ls}: the shared arrays of this user on this host. */
 @Command(name = "ls", mixinStandardHelpOptions = true,
-    description = {"List live shared arrays of this user: path, dtype, shape, size, references per holding pid, "
+    description = {"List live shared arrays of this user: path, dtype, shape, size, references per holding pid "
+        + "(\"(dead)\" after a holder that no longer runs), "
         + "and whether the owning process is alive; then the array files that cannot be listed (unreadable, "
         + "damaged, left by a killed create, of another sharray build or another pid namespace), each with the "
         + "reason. Reads only; nothing is modified."})
@@ -29,7 +31,7 @@ public final class LsCommand implements Callable<Integer> {
         if (!arrays.isEmpty()) {
             TextTable t = new TextTable("path", "dtype", "shape", ">size", "holders (pid:refs)", ">owner", "owner alive");
             for (ArrayInfo a : arrays) {
-                t.row(a.path(), a.dtype(), Arrays.toString(a.shape()), Sizes.format(a.bytes()), holders(a.holders()),
+                t.row(a.path(), a.dtype(), Arrays.toString(a.shape()), Sizes.format(a.bytes()), holders(a.holders(), a.deadHolders()),
                     a.ownerPid(), a.ownerAlive() ? "yes" : "no (run 'sharray clean')");
             }
             t.print(Ui.out());
@@ -46,10 +48,12 @@ public final class LsCommand implements Callable<Integer> {
         return 0;
     }
 
-    static String holders(Map<Long, Long> holders) {
+    static String holders(Map<Long, Long> holders, Set<Long> dead) {
         if (holders.isEmpty()) {
             return "-";
         }
-        return holders.entrySet().stream().map(e -> e.getKey() + ":" + e.getValue()).collect(Collectors.joining(" "));
+        return holders.entrySet().stream()
+            .map(e -> e.getKey() + ":" + e.getValue() + (dead.contains(e.getKey()) ? " (dead)" : ""))
+            .collect(Collectors.joining(" "));
     }
 }

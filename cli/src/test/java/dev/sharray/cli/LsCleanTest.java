@@ -26,8 +26,10 @@ class LsCleanTest {
     void lsShowsALiveThenDeadOwnerAndCleanReapsIt() throws Exception {
         Path data;
         Path folder;
+        long pid;
         try (ChildJvm child = ChildJvm.start(ArrayAgent.class, List.of("-Dsharray.tempFolder=" + temp))) {
             child.expect("ready");
+            pid = child.pid();
             child.send("create FLOAT64 1000 3");
             String hex = child.expect("desc ");
             data = Descriptor.fromBytes(HexFormat.of().parseHex(hex)).path();
@@ -40,6 +42,7 @@ class LsCleanTest {
             String row = rowFor(live.out(), data);
             assertTrue(row.contains("FLOAT64") && row.contains("[1000, 3]") && row.contains(child.pid() + ":1")
                 && row.endsWith("yes"), row);
+            assertFalse(row.contains("(dead)"), row);
 
             Cli.Result keep = Cli.run(temp, "clean");
             assertEquals(0, keep.exit(), keep::toString);
@@ -49,6 +52,7 @@ class LsCleanTest {
         }
         Cli.Result dead = Cli.run(temp, "ls");
         assertTrue(rowFor(dead.out(), data).contains("no (run 'sharray clean')"), dead::toString);
+        assertTrue(rowFor(dead.out(), data).contains(" " + pid + ":1 (dead) "), dead::toString);
 
         Cli.Result dry = Cli.run(temp, "clean", "--dry-run");
         assertEquals(0, dry.exit(), dry::toString);
