@@ -5,6 +5,7 @@ import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -71,6 +72,11 @@ public final class ErasureCodec implements AutoCloseable {
     private final boolean[] readOnlyFlags;
     private final ConcurrentHashMap<PatternKey, DecodePlan> plans = new ConcurrentHashMap<>();
     private final int maxCachedPlans;
+    /**
+     * Cache places taken, by plans cached or being made to be: reserved before a plan is made, so concurrent misses
+     * cannot each find room and overshoot the bound (RS(128,128) on 300 threads cached 55 plans against 51).
+     */
+    private final AtomicInteger planPlaces = new AtomicInteger();
     /** {@link #CLOSED} once {@link #close()} was called, plus the number of calls running (see {@link #enter()}). */
     private final AtomicLong state = new AtomicLong();
     private static final long CLOSED = 1L << 62;
@@ -78,6 +84,8 @@ public final class ErasureCodec implements AutoCloseable {
     private volatile boolean sharedByProcess;
     /** Test hook (null in use): runs after direct buffer shards are checked, before they are coded. */
     private volatile Runnable afterBuffersChecked;
+    /** Test hook (null in use): runs after a missed plan's place in the cache was decided, before it is made. */
+    private volatile Runnable afterPlanPlaceDecided;
 
     private ErasureCodec(int k, int m, Matrix matrix, Engine engine) {
         this.k = k;
@@ -589,6 +597,11 @@ public final class ErasureCodec implements AutoCloseable {
         afterBuffersChecked = hook;
     }
 
+    /** Test hook: sets what runs after a missed plan's place in the cache was decided (null: nothing). */
+    void afterPlanPlaceDecided(Runnable hook) {
+        afterPlanPlaceDecided = hook;
+    }
+
     private static void runHook(Runnable hook) {
         if (hook != null) {
             hook.run();
@@ -844,15 +857,37 @@ public final class ErasureCodec implements AutoCloseable {
         if (plan != null) {
             return plan;
         }
-        plan = DecodePlan.create(generator, k, present, engine, plans.size() < maxCachedPlans);
+        final boolean cache = takePlanPlace();
+        runHook(afterPlanPlaceDecided);
+        try {
+            plan = DecodePlan.create(generator, k, present, engine, cache);
+        } catch (RuntimeException | Error e) {
+            if (cache) {
+                planPlaces.decrementAndGet();
+            }
+            throw e;
+        }
         if (plan.cached) {
             DecodePlan raced = plans.putIfAbsent(probe.copy(), plan);
             if (raced != null) {
+                planPlaces.decrementAndGet();
                 plan.free(); // never published: no other call has it
                 return raced;
             }
         }
         return plan; // an uncached one is this call's alone: done(plan) frees it
+    }
+
+    /** @return whether a place in the plan cache was free, and is now this call's */
+    private boolean takePlanPlace() {
+        int taken;
+        do {
+            taken = planPlaces.get();
+            if (taken >= maxCachedPlans) {
+                return false;
+            }
+        } while (!planPlaces.compareAndSet(taken, taken + 1));
+        return true;
     }
 
     @Override
