@@ -344,42 +344,14 @@ public final class NativeFiles {
      */
     public static Path requireSafeFolder(Path folder) throws IOException {
         final Path real = folder.toRealPath();
-        for (Path p = real; p != null; p = p.getParent()) {
-            final java.util.Map<String, Object> a = Files.readAttributes(p, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
-            final int owner = (Integer) a.get("uid");
-            final int mode = (Integer) a.get("mode");
-            final boolean leaf = p == real;
-            if (!(isOwnOrRoot(owner) || !leaf && owner == OVERFLOW_UID)) {
-                throw new IOException(p + " belongs to uid " + owner + ", another user: refusing to load a native library from "
-                    + real);
-            }
-            if ((mode & 0022) != 0 && (leaf || (mode & 01000) == 0)) {
-                throw new IOException(p + " is writable by other users (mode " + Integer.toOctalString(mode & 07777)
-                    + "): refusing to load a native library from " + real);
-            }
-        }
+        FolderSafety.requirePrivate(real, "to load a native library from " + real);
         return real;
     }
 
     /** @return whether {@code file}, in a safe folder, is also safe to load: ours or root's, writable by no one else */
     private static boolean isSafeFile(Path file) throws IOException {
         final java.util.Map<String, Object> a = Files.readAttributes(file, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
-        return isOwnOrRoot((Integer) a.get("uid")) && ((Integer) a.get("mode") & 0022) == 0;
-    }
-
-    private static boolean isOwnOrRoot(int owner) {
-        if (owner == 0) {
-            return true;
-        }
-        final Integer mine = TempFolders.effectiveUid(owner);
-        return mine == null || owner == mine;
-    }
-
-    /** The owner the kernel shows for a file whose uid is not mapped in this user namespace. */
-    private static final int OVERFLOW_UID = overflowUid();
-
-    private static int overflowUid() {
-        return (int) KernelFiles.readLong("/proc/sys/kernel/overflowuid", 65534);
+        return FolderSafety.isOwnOrRoot((Integer) a.get("uid")) && ((Integer) a.get("mode") & 0022) == 0;
     }
 
     /** Creates missing folders of {@code folder} with mode 0700 (existing ones are left as they are). */

@@ -299,7 +299,9 @@ final class Segments {
 
     /** Reads the header and maps the file through one channel (AGRONA) or Chronicle for large files. */
     private static Segment mapData(Path file, Path refPath, RefCountFile refs, int slot) {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        // not through a link: one swapped in for the checked file would map what it names
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS)) {
             final long size = ch.size(); // asked once: each call is a system call
             final NpyHeader header;
             try {
@@ -345,7 +347,7 @@ final class Segments {
         if (Files.exists(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
             throw new UncheckedIOException(new IOException(file + " is not a regular file"));
         }
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             return NpyHeader.read(ch);
         } catch (java.nio.file.NoSuchFileException e) {
             throw released(file);

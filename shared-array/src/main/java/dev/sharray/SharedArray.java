@@ -225,13 +225,20 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             if (hook != null) {
                 hook.accept(real);
             }
-            final boolean sharrayFile = TempFolders.isSharrayDataFile(real);
+            boolean sharrayFile = TempFolders.isSharrayDataFile(real);
             final boolean allowed = SharedArrays.isAllowedFolder(real);
             if (!sharrayFile && !allowed) {
                 throw notInAFolder(real);
             }
             if (!allowed) {
                 TempFolders.requireOwnUserFolder(real);
+            } else {
+                // another user's file in the layout of this user's arrays is no array of ours: counted as one, its last
+                // release here would delete it
+                sharrayFile = sharrayFile && TempFolders.isInOwnUserFolder(real);
+                if (!sharrayFile) {
+                    SharedArrays.requireOthersCannotReplace(real);
+                }
             }
             requireRegularFile(real); // a directory or a FIFO would fail later with a bare I/O error, or block
             seg = openSegment(real, sharrayFile);
@@ -270,7 +277,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     private static SharedArray openNpyNow(Path file) {
         Path real = realPath(file.toAbsolutePath());
         requireRegularFile(real);
-        Segment seg = openSegment(real, TempFolders.isSharrayDataFile(real));
+        // another user's file in the layout of this user's arrays is a plain file: counted, its last release would delete it
+        Segment seg = openSegment(real, TempFolders.isSharrayDataFile(real) && TempFolders.isInOwnUserFolder(real));
         NpyHeader h = seg.header;
         return new SharedArray(seg, h.dtype, h.shape.clone(), h.strides(), h.dataOffset);
     }

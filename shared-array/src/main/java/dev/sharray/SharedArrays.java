@@ -337,6 +337,23 @@ public final class SharedArrays {
         }
     }
 
+    /**
+     * A descriptor's file is checked by its real path, then opened by path again: another user who could rename an
+     * entry of a folder on that path (one of theirs, or one writable by others without the sticky bit) could swap it
+     * for a link to this user's own files in between, and this process would map those read-write. Such a folder is
+     * refused, and so is another user's file in a folder others can write (sticky: its owner may still replace it).
+     *
+     * @param realFile a file in an allowed folder, as a real path
+     * @throws InvalidDescriptorException naming the folder or file another user could change
+     */
+    static void requireOthersCannotReplace(Path realFile) {
+        try {
+            FolderSafety.requireOthersCannotReplace(realFile, "to map " + realFile + " for a descriptor");
+        } catch (IOException e) {
+            throw new InvalidDescriptorException("path", e.getMessage());
+        }
+    }
+
     static boolean isAllowedFolder(Path realFile) {
         for (Path p : ALLOWED) {
             if (realFile.startsWith(p)) {

@@ -133,10 +133,40 @@ final class TempFolders {
         }
         // free - headroom, not bytes + headroom: that sum wraps negative for a size near 2^63
         if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM) && usableSpace(DEV_SHM) - SHM_HEADROOM >= bytes
-                && (bytes < MEMORY_CHECK_BYTES || memoryRoom(DEV_SHM) - SHM_HEADROOM >= bytes)) {
+                && (bytes < MEMORY_CHECK_BYTES || memoryRoom(DEV_SHM) - SHM_HEADROOM >= bytes)
+                && DevShm.USABLE) {
             return DEV_SHM;
         }
         return Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+    }
+
+    /** Whether this user may keep arrays in {@code /dev/shm}, told once per process (with a warning if not). */
+    private static final class DevShm {
+        static final boolean USABLE = isUsableDefaultRoot(DEV_SHM);
+    }
+
+    /**
+     * Another user must not be able to replace this user's folder under a default root: one writable by all without
+     * the sticky bit (a Kubernetes {@code emptyDir} at {@code /dev/shm}) lets them rename it and put their own in its
+     * place, which this process would then fill with arrays and the pool's worker argument files. And one they made
+     * under this user's name first (to lock them out) is refused. Then the arrays go to {@code java.io.tmpdir}.
+     *
+     * @param root a default root
+     * @return whether this user's arrays may go there; if not, a warning said why
+     */
+    static boolean isUsableDefaultRoot(Path root) {
+        final Path userDir = root.resolve(userFolderName());
+        try {
+            FolderSafety.requireOthersCannotReplaceEntries(root.toRealPath(), "to keep shared arrays under " + root);
+            if (Files.exists(userDir, LinkOption.NOFOLLOW_LINKS)) {
+                requireOwnDirectory(userDir);
+            }
+            return true;
+        } catch (IOException e) {
+            Log.get().warn("shared arrays go to java.io.tmpdir ({}) rather than {}: {}",
+                System.getProperty("java.io.tmpdir"), root, e.getMessage());
+            return false;
+        }
     }
 
     /** Every root this process might have used or that others commonly use, for the reaper and ls. */
@@ -276,6 +306,7 @@ final class TempFolders {
         Path userDir = root.resolve(userFolderName());
         try {
             Files.createDirectories(root);
+            FolderSafety.requireOthersCannotReplaceEntries(root.toRealPath(), "to keep shared arrays under " + root);
             try {
                 Files.createDirectory(userDir, PosixFilePermissions.asFileAttribute(DIR_MODE));
             } catch (FileAlreadyExistsException e) {
@@ -482,7 +513,10 @@ final class TempFolders {
         return i;
     }
 
-    /** sharray-&lt;user&gt; folders {@link #requireOwnUserFolder} has checked: one stat per folder and process. */
+    /**
+     * sharray-&lt;user&gt; folders {@link #requireOwnUserFolder} has checked, with the folders above them: one stat per
+     * folder and process (nobody else can change them once they passed).
+     */
     private static final Set<Path> OWN_USER_FOLDERS = ConcurrentHashMap.newKeySet();
 
     /**
@@ -502,11 +536,25 @@ final class TempFolders {
         }
         try {
             requireOwnDirectory(user);
+            FolderSafety.requireOthersCannotReplaceEntries(user.getParent(), "to open arrays under " + user.getParent());
         } catch (IOException e) {
             throw new InvalidDescriptorException("path", realFile + " is not in a sharray folder of this user: "
                 + e.getMessage());
         }
         OWN_USER_FOLDERS.add(user);
+    }
+
+    /**
+     * @param realFile a real path for which {@link #isSharrayDataFile} holds
+     * @return whether {@link #requireOwnUserFolder} accepts it
+     */
+    static boolean isInOwnUserFolder(Path realFile) {
+        try {
+            requireOwnUserFolder(realFile);
+            return true;
+        } catch (InvalidDescriptorException e) {
+            return false;
+        }
     }
 
     /**

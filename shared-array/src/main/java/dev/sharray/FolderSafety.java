@@ -1,0 +1,124 @@
+package dev.sharray;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.util.Map;
+
+/**
+ * Whether another user could change what a path names. A process that checks a file and later opens, maps or
+ * deletes it by path trusts every folder on that path: another user who may rename entries in one of them (one
+ * writable by others without the sticky bit, or one of theirs) can swap a folder for their own, or for a link to
+ * the victim's files, between the check and the use.
+ */
+final class FolderSafety {
+    private static final int WRITABLE_BY_GROUP = 0020;
+    private static final int WRITABLE_BY_ALL = 0002;
+    private static final int STICKY = 01000;
+    /** The owner the kernel shows for a file whose uid is not mapped in this user namespace. */
+    private static final int OVERFLOW_UID = (int) KernelFiles.readLong("/proc/sys/kernel/overflowuid", 65534);
+
+    private FolderSafety() {
+    }
+
+    /**
+     * Requires that no other user can replace an entry of {@code folder} or of any folder above it: each belongs to
+     * this user or root (or is the kernel's overflow uid, the owner shown for unmapped files in a user namespace) and
+     * is writable by others only when sticky, as {@code /tmp} and {@code /dev/shm} are. Its entries that are this
+     * user's are then this user's alone to rename or remove.
+     *
+     * @param folder an existing folder, as a real path (no symbolic links)
+     * @param use what is refused, for the message: "to keep shared arrays under /dev/shm"
+     * @throws IOException naming the folder another user could change, and how
+     */
+    static void requireOthersCannotReplaceEntries(Path folder, String use) throws IOException {
+        for (Path p = folder; p != null; p = p.getParent()) {
+            final Map<String, Object> a = Files.readAttributes(p, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+            final int owner = (Integer) a.get("uid");
+            final int mode = (Integer) a.get("mode");
+            if (!isOwnOrRoot(owner) && owner != OVERFLOW_UID) {
+                throw new IOException(p + " belongs to uid " + owner + ", another user, who could replace what it holds:"
+                    + " refusing " + use);
+            }
+            if (writableByOthers(p, mode) && (mode & STICKY) == 0) {
+                throw new IOException(p + " is writable by other users without the sticky bit (mode "
+                    + Integer.toOctalString(mode & 07777) + "), so they could replace what it holds: refusing " + use
+                    + " (make it sticky, chmod +t, or use a folder only you can write)");
+            }
+        }
+    }
+
+    /**
+     * Requires that no other user can replace {@code file}: its folder passes {@link #requireOthersCannotReplaceEntries},
+     * and where that folder is writable by others (sticky), the file is this user's or root's.
+     *
+     * @param file an existing file, as a real path
+     * @param use what is refused, for the message
+     * @throws IOException naming the folder or file another user could change
+     */
+    static void requireOthersCannotReplace(Path file, String use) throws IOException {
+        final Path folder = file.getParent();
+        requireOthersCannotReplaceEntries(folder, use);
+        final int folderMode = (Integer) Files.getAttribute(folder, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+        if (writableByOthers(folder, folderMode)) {
+            final int owner = (Integer) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            if (!isOwnOrRoot(owner)) {
+                throw new IOException(file + " belongs to uid " + owner + ", another user, in a folder others can write"
+                    + " (mode " + Integer.toOctalString(folderMode & 07777) + "), so they could replace it: refusing "
+                    + use);
+            }
+        }
+    }
+
+    /**
+     * Requires {@code folder} to belong to this user (or root) and be writable by no one else, and the folders above
+     * it to pass {@link #requireOthersCannotReplaceEntries}: then nobody else can change its entries either.
+     *
+     * @param folder an existing folder, as a real path
+     * @param use what the folder is for, for the message
+     * @throws IOException naming the folder another user could change
+     */
+    static void requirePrivate(Path folder, String use) throws IOException {
+        final Map<String, Object> a = Files.readAttributes(folder, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+        final int owner = (Integer) a.get("uid");
+        final int mode = (Integer) a.get("mode");
+        if (!isOwnOrRoot(owner)) {
+            throw new IOException(folder + " belongs to uid " + owner + ", another user: refusing " + use);
+        }
+        if (writableByOthers(folder, mode)) {
+            throw new IOException(folder + " is writable by other users (mode " + Integer.toOctalString(mode & 07777)
+                + "): refusing " + use);
+        }
+        final Path parent = folder.getParent();
+        if (parent != null) {
+            requireOthersCannotReplaceEntries(parent, use);
+        }
+    }
+
+    /**
+     * @return whether users other than this one may write to {@code p}: others may, or its group may and is not this
+     *     user's private group (named after the user, as the user private group scheme names it: with umask 002 a
+     *     user's own folders are group-writable for that group alone)
+     */
+    private static boolean writableByOthers(Path p, int mode) throws IOException {
+        if ((mode & WRITABLE_BY_ALL) != 0) {
+            return true;
+        }
+        if ((mode & WRITABLE_BY_GROUP) == 0) {
+            return false;
+        }
+        final String group = Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS).group().getName();
+        return !group.equals(System.getProperty("user.name"));
+    }
+
+    /** @return whether {@code owner} is this process's user or root */
+    static boolean isOwnOrRoot(int owner) {
+        if (owner == 0) {
+            return true;
+        }
+        final Integer mine = TempFolders.effectiveUid(owner);
+        return mine == null || owner == mine;
+    }
+}
