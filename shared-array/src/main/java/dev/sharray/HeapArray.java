@@ -10,8 +10,6 @@ import java.util.function.LongConsumer;
  * length) is refused with {@link IllegalArgumentException}.
  */
 public final class HeapArray extends NdArray {
-    /** Where a double[]'s elements start, for {@link NdArray#dot}'s reads. */
-    private static final long DOUBLES_BASE = org.agrona.UnsafeApi.arrayBaseOffset(double[].class);
     private final Object data;
     private final long[] cStrides;
 
@@ -179,7 +177,15 @@ public final class HeapArray extends NdArray {
 
     @Override
     long unsafeOffset() {
-        return DOUBLES_BASE;
+        // the only use of Agrona's UnsafeApi by a heap array (sum, dot): a JVM without the flags is told so here
+        // and at every later call, where the class's initializer failed once and then every use of it
+        JvmAccess.requireFlags();
+        return DoublesBase.OFFSET;
+    }
+
+    /** Where a double[]'s elements start, for {@link NdArray#dot}'s reads: loaded with its first use. */
+    private static final class DoublesBase {
+        static final long OFFSET = org.agrona.UnsafeApi.arrayBaseOffset(double[].class);
     }
 
     /**

@@ -23,9 +23,11 @@ final class JvmAccess {
     static void requireFlags() {
         if (!UNSAFE_EXPORTED) {
             throw new IllegalStateException("this JVM was started without sharray's JVM flags (config/jvm.flags):"
-                + " it lacks --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED. Start it with them, e.g."
-                + " java @shared-array/target/jvm.args -cp ... (the build writes that file for the running JDK); a JVM"
-                + " you launch yourself gets them from JvmFlags.forCurrentJvm()");
+                + " it lacks --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED. Start it with them all, e.g."
+                + " java @sharray.args -cp ..., the argfile written for the running JDK by"
+                + " java -cp <sharray-shared-array jar> dev.sharray.JvmFlags > sharray.args (in a checkout the build"
+                + " writes shared-array/target/jvm.args); a JVM you launch yourself gets them from"
+                + " JvmFlags.forCurrentJvm()");
         }
     }
 }

@@ -21,6 +21,28 @@ public final class JvmFlags {
     private JvmFlags() {
     }
 
+    /**
+     * Prints the flags as a java argfile, one per line, for the running JDK (or for the feature version given as
+     * the argument), so a program built against the published jars can be started with them:
+     * {@code java -cp sharray-shared-array.jar dev.sharray.JvmFlags > sharray.args}, then
+     * {@code java @sharray.args -cp ... my.Main}. Needs no flags itself.
+     *
+     * @param args nothing, or a JDK feature version such as {@code 25}
+     */
+    public static void main(String[] args) {
+        if (args.length > 1 || args.length == 1 && !args[0].matches("[1-9][0-9]{0,2}")) {
+            System.err.println("usage: java -cp <sharray-shared-array jar> dev.sharray.JvmFlags [jdk feature version]");
+            System.exit(2);
+        }
+        final int feature = args.length == 0 ? Runtime.version().feature() : Integer.parseInt(args[0]);
+        for (String flag : forFeatureVersion(feature)) {
+            System.out.println(flag);
+        }
+        if (System.out.checkError()) {
+            System.exit(1);
+        }
+    }
+
     /** @return the flags for the running JDK's feature version */
     public static List<String> forCurrentJvm() {
         return forFeatureVersion(Runtime.version().feature());

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,11 +21,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class WithoutFlagsTest {
     static final String EXPECTED = "IllegalStateException: this JVM was started without sharray's JVM flags"
-        + " (config/jvm.flags): it lacks --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED. Start it with them, e.g."
-        + " java @shared-array/target/jvm.args -cp ... (the build writes that file for the running JDK); a JVM you launch"
-        + " yourself gets them from JvmFlags.forCurrentJvm()";
+        + " (config/jvm.flags): it lacks --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED. Start it with them all,"
+        + " e.g. java @sharray.args -cp ..., the argfile written for the running JDK by java -cp <sharray-shared-array"
+        + " jar> dev.sharray.JvmFlags > sharray.args (in a checkout the build writes shared-array/target/jvm.args); a JVM"
+        + " you launch yourself gets them from JvmFlags.forCurrentJvm()";
 
-    /** The child: each entry point once, twice for create (the second call must not be a NoClassDefFoundError). */
+    /**
+     * The child: each entry point once, twice for create (the second call must not be a NoClassDefFoundError). A heap
+     * array's sum failed with Agrona's raw IllegalAccessError, and every later use of HeapArray with
+     * NoClassDefFoundError.
+     */
     public static final class Child {
         private Child() {
         }
@@ -34,7 +40,12 @@ class WithoutFlagsTest {
                 () -> SharedArray.create(DType.FLOAT64, 4),
                 () -> SharedArray.create(DType.FLOAT64, 4),
                 () -> SharedArrays.processFolder(),
-                () -> SharedArray.openNpy(Path.of(args[0])));
+                () -> SharedArray.openNpy(Path.of(args[0])),
+                () -> HeapArray.of(new double[] {1, 2, 3}, 3).sum(),
+                () -> HeapArray.of(new double[] {1, 2, 3}, 3).dot(HeapArray.of(new double[] {1, 2, 3}, 3)),
+                () -> HeapArray.of(new double[] {1, 2, 3}, 3).toShared());
+            // first: a heap array needs no flags until it touches memory through Unsafe (sum and dot of FLOAT64)
+            System.out.println("heap " + HeapArray.of(new double[] {1, 2, 3}, 3).getDouble(2));
             for (Runnable call : calls) {
                 try {
                     call.run();
@@ -72,9 +83,10 @@ class WithoutFlagsTest {
                 assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the child ended");
             }
             final String[] lines = out.strip().split("\n");
-            assertEquals(4, lines.length, out);
-            for (String line : lines) {
-                assertEquals(EXPECTED, line.strip());
+            assertEquals(8, lines.length, out);
+            assertEquals("heap 3.0", lines[0].strip(), out);
+            for (int i = 1; i < 8; i++) {
+                assertEquals(EXPECTED, lines[i].strip(), out);
             }
         }
     }
@@ -88,5 +100,39 @@ class WithoutFlagsTest {
         assertTrue(readme.contains("`IllegalStateException: this JVM was started without sharray's JVM flags`"));
         assertTrue(java.nio.file.Files.isRegularFile(root.resolve("shared-array/target/jvm.args")),
             "the build wrote the argfile the message and the README name");
+    }
+
+    /** A program built against the jars gets its argfile from JvmFlags' main, which itself runs without the flags. */
+    @Test
+    void jvmFlagsPrintsAnArgfileThatStartsAJvmWithEverythingWorking(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        final String cp = System.getProperty("java.class.path");
+        final Process print = new ProcessBuilder(java, "-cp", cp, JvmFlags.class.getName())
+            .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        final String printed = new String(print.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(print.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, print.exitValue(), printed);
+        assertEquals(JvmFlags.forCurrentJvm(), printed.lines().toList());
+        final Path argfile = Files.writeString(dir.resolve("sharray.args"), printed);
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, 4)) {
+            final List<String> cmd = new ArrayList<>(List.of(java, "@" + argfile, "-Xmx128m",
+                "-Dchronicle.analytics.disable=true"));
+            final String tempFolder = System.getProperty("sharray.tempFolder");
+            if (tempFolder != null) {
+                cmd.add("-Dsharray.tempFolder=" + tempFolder);
+            }
+            cmd.addAll(List.of("-cp", cp, Child.class.getName(), a.path().toString()));
+            final Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the child ended");
+            final List<String> lines = out.strip().lines().toList();
+            assertEquals(8, lines.size(), out);
+            assertEquals("heap 3.0", lines.get(0), out);
+            assertTrue(lines.subList(1, 8).stream().allMatch("no exception"::equals), out);
+        }
+        final Process usage = new ProcessBuilder(java, "-cp", cp, JvmFlags.class.getName(), "x").start();
+        assertTrue(usage.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(2, usage.exitValue());
     }
 }
