@@ -551,7 +551,9 @@ final class RefCountFile {
                 return true;
             }
             buffer.getAndAddLong(countOffset(slot), -1);
-            if (state == DELETED || deleterEnded()) {
+            if (state != DELETING || deleterEnded()) {
+                // DELETED, or no state of the protocol (a file written over since it was mapped): waiting on it would
+                // spin a core for the whole timeout
                 return false;
             }
             // DELETING: the deleter either reverts to LIVE (it saw a holder) or finishes.

@@ -338,6 +338,25 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     }
 
     /**
+     * @return whether no file can have this path, whatever happens to the file system's folders meanwhile: a name
+     *     longer than a file name can be, or a folder on the way that is a file or a link loop ("Not a directory",
+     *     "File name too long", "Too many levels of symbolic links": not the I/O errors an open may retry)
+     */
+    private static boolean namesNoFile(Path p) {
+        for (Path name : p) {
+            if (name.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
+                return true;
+            }
+        }
+        for (Path folder = p.getParent(); folder != null; folder = folder.getParent()) {
+            if (Files.exists(folder) ? !Files.isDirectory(folder) : Files.isSymbolicLink(folder)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * A descriptor's path, resolved. A missing file is an array released by all its holders only where an array
      * could be; any other path that does not resolve is refused as outside the folders, as one that does.
      */
@@ -346,6 +365,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             return p.toRealPath();
         } catch (NoSuchFileException e) {
             final Path lexical = p.normalize();
+            if (TempFolders.isSharrayDataFile(lexical) && namesNoFile(lexical)) {
+                throw new InvalidDescriptorException("path", p + " names no array file: " + e.getMessage());
+            }
             if (TempFolders.isSharrayDataFile(lexical) || SharedArrays.isAllowedFolder(lexical)) {
                 throw Segments.released(p);
             }
@@ -360,7 +382,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                     + " (another user's?)", e);
             }
             if (TempFolders.isSharrayDataFile(lexical)) {
-                if (!p.equals(lexical) || Files.isSymbolicLink(lexical)) {
+                if (!p.equals(lexical) || Files.isSymbolicLink(lexical) || namesNoFile(lexical)) {
                     // sharray names its files by their real paths and never links them: "<array>.npy/." (not a
                     // directory) or a link loop under an array's name names no array, whatever the I/O said
                     throw new InvalidDescriptorException("path", p + " names no array file: " + e.getMessage());

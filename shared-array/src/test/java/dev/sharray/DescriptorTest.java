@@ -164,6 +164,27 @@ class DescriptorTest {
         }
     }
 
+    /**
+     * The fuzz review's paths: an array's layout under a file, or with a name longer than a file name can be, gave
+     * an UncheckedIOException ("Not a directory", "File name too long"), which the reducers passed on where they
+     * promise MalformedDataException.
+     */
+    @Test
+    void anArraysLayoutUnderAFileOrWithTooLongANameIsAnInvalidDescriptor(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        final Path file = Files.writeString(dir.resolve("plain"), "x");
+        final String layout = TempFolders.userFolderName() + "/host-1-t1-0000abcd/";
+        for (Path p : new Path[] {file.resolve(layout + "a1-00000000.npy"),
+            dir.resolve(layout + "a".repeat(300) + ".npy")}) {
+            final Descriptor d = new Descriptor(p, 128, new long[] {4}, new long[] {8}, DType.FLOAT64,
+                ByteOrder.LITTLE_ENDIAN);
+            final InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> SharedArray.open(d),
+                p.toString());
+            assertEquals("path", e.field());
+            assertTrue(e.getMessage().contains("names no array file"), e.getMessage());
+        }
+    }
+
     @Test
     void descriptorsOfReleasedArraysFailClearly() {
         SharedArray a = SharedArray.create(DType.FLOAT64, 4);
