@@ -104,7 +104,8 @@ public final class ProcessPool implements AutoCloseable {
             doorbellPath = folder.resolve(name + ".bell");
             final WorkerLauncher launcher = new WorkerLauncher(folder, name, doorbellPath, config.heapSize, config.maxBytes,
                 config.retainMappingBytes, config.jvmOptions,
-                config.reducers.registered().stream().map(r -> r.getClass().getName()).toList(), config.tempFolder);
+                config.reducers.registered().stream().map(r -> r.getClass().getName()).toList(), config.tempFolder,
+                config.classpath);
             starter = new WorkerStarter(folder, name, launcher, config.ringCapacity, config.out, config.err,
                 state::closed, state::shutdownNowCalled);
         } catch (IOException e) {
@@ -546,11 +547,16 @@ public final class ProcessPool implements AutoCloseable {
         if (array.ndim() < 1) {
             throw new IllegalArgumentException("mapChunks needs an array with at least one dimension");
         }
+        // a released handle throws here as everywhere; an array without rows has no chunk that would find it out
+        array.retain().release();
         final long rows = array.shape()[0];
         final List<SharedArray> chunks = new ArrayList<>();
         try {
-            for (long start = 0; start < rows; start += rowsPerChunk) {
-                chunks.add(array.slice(0, start, Math.min(rows, start + rowsPerChunk), 1));
+            // by what is left, never start + rowsPerChunk: that wraps past Long.MAX_VALUE (an empty array may have
+            // 2^62 rows and more)
+            for (long start = 0, n; start < rows; start += n) {
+                n = Math.min(rowsPerChunk, rows - start);
+                chunks.add(array.slice(0, start, start + n, 1));
             }
             return map(fn, chunks);
         } finally {
@@ -699,6 +705,7 @@ public final class ProcessPool implements AutoCloseable {
         Reducers reducers;
         Duration taskTimeout;
         Path tempFolder;
+        String classpath;
         int ringCapacity;
         long resultSleepNanos;
         PrintStream out;
@@ -722,6 +729,7 @@ public final class ProcessPool implements AutoCloseable {
         private Reducers reducers = Reducers.defaults();
         private Duration taskTimeout;
         private Path tempFolder;
+        private String classpath;
         private int ringCapacity = 1 << 20;
         private long resultSleepNanos = TimeUnit.MILLISECONDS.toNanos(5);
 
@@ -865,6 +873,23 @@ public final class ProcessPool implements AutoCloseable {
         }
 
         /**
+         * @param classpath the workers' classpath, entries separated by {@code :}; by default this JVM's
+         *                  {@code java.class.path} plus the jars and folders of the class loaders that loaded sharray
+         *                  and the building thread's context class loader (so a program run by {@code mvn exec:java},
+         *                  whose classes such a loader holds, works too). Needed only where sharray or the tasks'
+         *                  classes come from elsewhere (a nested jar of a Spring Boot executable jar, say)
+         * @return this builder
+         * @throws IllegalArgumentException when it is blank
+         */
+        public Builder classpath(String classpath) {
+            if (classpath == null || classpath.isBlank()) {
+                throw new IllegalArgumentException("classpath must name at least one jar or folder");
+            }
+            this.classpath = classpath;
+            return this;
+        }
+
+        /**
          * Test hook: the longest sleep of the result thread on its doorbell while a worker is not connected to it;
          * a result that does not ring is seen after this long (default 5 ms). Once every worker is connected (each
          * answer then rings), the longest sleep is this or 100 ms, whichever is longer.
@@ -900,6 +925,7 @@ public final class ProcessPool implements AutoCloseable {
             c.reducers = reducers;
             c.taskTimeout = taskTimeout;
             c.tempFolder = tempFolder;
+            c.classpath = classpath;
             c.ringCapacity = ringCapacity;
             c.resultSleepNanos = resultSleepNanos;
             c.out = System.out;

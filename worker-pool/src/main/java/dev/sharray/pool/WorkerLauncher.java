@@ -90,19 +90,18 @@ final class WorkerLauncher {
      * @param jvmOptions       extra options, appended last so they override ours
      * @param reducerClasses   user reducer classes the workers must instantiate
      * @param tempRoot         the pool's temp folder ({@code ProcessPool.Builder.tempFolder}), or {@code null}
+     * @param explicitClasspath the workers' classpath ({@code ProcessPool.Builder.classpath}), or {@code null} for
+     *                          this JVM's ({@link WorkersClasspath})
      * @throws IOException when the file cannot be written
      */
     WorkerLauncher(Path folder, String prefix, Path doorbell, String heapSize, long maxBytes, long retainBytes, List<String> jvmOptions,
-                   List<String> reducerClasses, Path tempRoot)
+                   List<String> reducerClasses, Path tempRoot, String explicitClasspath)
         throws IOException {
         this.folder = folder;
         this.prefix = prefix;
         this.doorbell = doorbell;
         this.java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        final String classpath = System.getProperty("java.class.path");
-        if (classpath == null || classpath.isEmpty()) {
-            throw new IllegalStateException("java.class.path is empty: cannot give workers the parent's classpath");
-        }
+        final String classpath = explicitClasspath != null ? explicitClasspath : WorkersClasspath.derive();
         this.jar = WorkerJar.prepare(ClassDataArchive.cacheFolder(), classpath, JvmFlags.forCurrentJvm());
         final List<String> args = new ArrayList<>(jar != null ? jar.commandLineFlags() : JvmFlags.forCurrentJvm());
         args.add("-Dchronicle.analytics.disable=true");

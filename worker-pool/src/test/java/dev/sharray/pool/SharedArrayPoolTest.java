@@ -190,4 +190,23 @@ class SharedArrayPoolTest {
         final double[] bigBack = pool.submit((Integer n) -> new double[n], 400_000).get();
         assertEquals(400_000, bigBack.length);
     }
+
+    /** start + rowsPerChunk wrapped past Long.MAX_VALUE: an IndexOutOfBoundsException naming a negative start. */
+    @Test
+    void chunksOfAnArrayWithAlmostLongMaxValueRowsDoNotOverflow() {
+        try (SharedArray empty = SharedArray.create(DType.UINT8, Long.MAX_VALUE, 0)) {
+            final List<Long> rows = pool.mapChunks(empty, Long.MAX_VALUE - 1, c -> c.shape()[0]);
+            assertEquals(List.of(Long.MAX_VALUE - 1, 1L), rows);
+        }
+    }
+
+    /** Without rows no chunk touched the released handle, and the call returned [] where submit throws. */
+    @Test
+    void mapChunksOfAReleasedArrayWithoutRowsIsRefusedAsSubmitIs() {
+        final SharedArray a = SharedArray.create(DType.FLOAT64, 0, 5);
+        a.release();
+        final IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+            () -> pool.mapChunks(a, 1, c -> 0));
+        assertTrue(e.getMessage().contains("was released"), e.getMessage());
+    }
 }

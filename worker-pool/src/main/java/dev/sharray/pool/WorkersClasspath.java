@@ -1,0 +1,87 @@
+package dev.sharray.pool;
+
+import java.io.File;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.security.CodeSource;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * The classpath a pool's workers start with: this JVM's {@code java.class.path}, plus the jars and folders of the
+ * class loaders that loaded sharray and the calling thread's context class loader. Under {@code mvn exec:java}, a
+ * plugin host or JShell the application's classes come from such a child loader, and {@code java.class.path} is the
+ * host's: the workers could load neither {@code WorkerMain} nor the tasks' classes.
+ */
+final class WorkersClasspath {
+    private WorkersClasspath() {
+    }
+
+    /**
+     * @return the workers' classpath, never empty
+     * @throws IllegalStateException when sharray's own classes were loaded from somewhere no classpath can name (a
+     *     jar nested in another, say): the workers could not start; {@code ProcessPool.Builder.classpath} names one
+     */
+    static String derive() {
+        final String base = System.getProperty("java.class.path", "");
+        final Set<String> known = new LinkedHashSet<>();
+        for (String e : base.split(File.pathSeparator, -1)) {
+            known.add(Path.of(e).toAbsolutePath().normalize().toString()); // "" is the current folder, as for java
+        }
+        final Set<String> more = new LinkedHashSet<>();
+        addLoaders(Thread.currentThread().getContextClassLoader(), more);
+        addLoaders(ProcessPool.class.getClassLoader(), more);
+        final Path sharray = location(ProcessPool.class);
+        if (sharray == null) {
+            throw new IllegalStateException("the pool's workers cannot be given sharray's classes: " + ProcessPool.class
+                .getClassLoader() + " loaded them from no jar or folder (a jar nested in another?); give the workers'"
+                + " classpath with ProcessPool.Builder.classpath");
+        }
+        more.add(sharray.toString()); // already there unless a loader that is no URLClassLoader holds it
+        more.removeAll(known);
+        // the parent's own classpath as it is, entry for entry: the workers' java.class.path is the same string
+        final StringBuilder classpath = new StringBuilder(base);
+        for (String e : more) {
+            classpath.append(classpath.length() == 0 ? "" : File.pathSeparator).append(e);
+        }
+        return classpath.toString();
+    }
+
+    /** Adds the file URLs of {@code loader} and the loaders above it, the topmost first (as they are searched). */
+    private static void addLoaders(ClassLoader loader, Set<String> entries) {
+        final Deque<URLClassLoader> chain = new ArrayDeque<>();
+        for (ClassLoader l = loader; l != null; l = l.getParent()) {
+            if (l instanceof URLClassLoader u) {
+                chain.push(u);
+            }
+        }
+        for (URLClassLoader u : chain) {
+            for (URL url : u.getURLs()) {
+                final Path p = pathOf(url);
+                if (p != null) {
+                    entries.add(p.toString());
+                }
+            }
+        }
+    }
+
+    private static Path location(Class<?> c) {
+        final CodeSource source = c.getProtectionDomain().getCodeSource();
+        return source == null ? null : pathOf(source.getLocation());
+    }
+
+    private static Path pathOf(URL url) {
+        if (url == null || !"file".equals(url.getProtocol())) {
+            return null;
+        }
+        try {
+            return Path.of(url.toURI()).toAbsolutePath().normalize();
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            return null;
+        }
+    }
+}
