@@ -52,6 +52,12 @@ public final class ErasureCodec implements AutoCloseable {
      * 512-bit vectors), so a wide code cannot pin gigabytes, nor a small heap run out.
      */
     private static final long MAX_CACHED_PLAN_BYTES = 64L << 20;
+    /**
+     * Plan table bytes cached by all the codecs {@link SharedStripes} shares, within {@link #MAX_CACHED_PLAN_BYTES}
+     * together: those are never closed, and a worker that met many geometries kept each one's cache (the soak
+     * review: ~60 MB more per geometry, for good).
+     */
+    private static final AtomicLong SHARED_PLAN_BYTES = new AtomicLong();
 
     private final int k;
     private final int m;
@@ -72,6 +78,8 @@ public final class ErasureCodec implements AutoCloseable {
     private final boolean[] readOnlyFlags;
     private final ConcurrentHashMap<PatternKey, DecodePlan> plans = new ConcurrentHashMap<>();
     private final int maxCachedPlans;
+    /** The most table bytes one of this codec's plans holds: what a cached plan counts against a shared budget. */
+    private final long planBytes;
     /**
      * Cache places taken, by plans cached or being made to be: reserved before a plan is made, so concurrent misses
      * cannot each find room and overshoot the bound (RS(128,128) on 300 threads cached 55 plans against 51).
@@ -100,7 +108,7 @@ public final class ErasureCodec implements AutoCloseable {
         // the encode tables, counted in this engine's own table bytes (40 per coefficient native, 32 ISA-L,
         // 2 x the vector length + 4 on the Java heap, 132 with 512-bit vectors, and 4 for the scalar Java engine,
         // whose product rows are the shared Galois.MUL).
-        long planBytes = 2 * encodeTables.bytes();
+        this.planBytes = 2 * encodeTables.bytes();
         this.maxCachedPlans = (int) Math.max(16, Math.min(MAX_CACHED_PLANS, MAX_CACHED_PLAN_BYTES / planBytes));
         this.columnPairTables = new AtomicReferenceArray<>(k);
         this.parityFlags = new boolean[n];
@@ -863,14 +871,14 @@ public final class ErasureCodec implements AutoCloseable {
             plan = DecodePlan.create(generator, k, present, engine, cache);
         } catch (RuntimeException | Error e) {
             if (cache) {
-                planPlaces.decrementAndGet();
+                givePlanPlace();
             }
             throw e;
         }
         if (plan.cached) {
             DecodePlan raced = plans.putIfAbsent(probe.copy(), plan);
             if (raced != null) {
-                planPlaces.decrementAndGet();
+                givePlanPlace();
                 plan.free(); // never published: no other call has it
                 return raced;
             }
@@ -878,7 +886,7 @@ public final class ErasureCodec implements AutoCloseable {
         return plan; // an uncached one is this call's alone: done(plan) frees it
     }
 
-    /** @return whether a place in the plan cache was free, and is now this call's */
+    /** @return whether a place in the plan cache was free (and room in the shared budget), and is now this call's */
     private boolean takePlanPlace() {
         int taken;
         do {
@@ -887,7 +895,36 @@ public final class ErasureCodec implements AutoCloseable {
                 return false;
             }
         } while (!planPlaces.compareAndSet(taken, taken + 1));
+        if (sharedByProcess && SHARED_PLAN_BYTES.addAndGet(planBytes) > MAX_CACHED_PLAN_BYTES) {
+            givePlanPlace();
+            return false;
+        }
         return true;
+    }
+
+    private void givePlanPlace() {
+        planPlaces.decrementAndGet();
+        if (sharedByProcess) {
+            SHARED_PLAN_BYTES.addAndGet(-planBytes);
+        }
+    }
+
+    /** @return the plan table bytes the shared codecs have cached, as counted against their budget (for tests) */
+    static long sharedPlanBytes() {
+        return SHARED_PLAN_BYTES.get();
+    }
+
+    /** @return the table bytes one of this codec's cached plans counts (for tests) */
+    long planBytes() {
+        return planBytes;
+    }
+
+    /** Ends a shared codec (for tests: {@link SharedStripes} keeps them for the process), giving its budget back. */
+    void closeShared() {
+        final long cached = plans.size();
+        sharedByProcess = false;
+        SHARED_PLAN_BYTES.addAndGet(-cached * planBytes);
+        close();
     }
 
     @Override
