@@ -65,6 +65,8 @@ final class ResultDoorbell implements AutoCloseable {
             // this runs on the binder thread, which goes on while the JVM exits (and halts)
             SharedArrays.createDeletedAtExit(path, () -> {
                 server.bind(UnixDomainSocketAddress.of(path));
+                // bound with the umask's mode (0755): only this user's workers connect, as every file of the pool is 0600
+                Files.setPosixFilePermissions(path, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
                 runHook(afterBind);
                 return null;
             });

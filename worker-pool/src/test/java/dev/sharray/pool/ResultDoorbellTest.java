@@ -55,6 +55,9 @@ class ResultDoorbellTest {
     void aRingEndsTheWaitAndClosingCleansUp(@TempDir Path dir) throws Exception {
         final Path socket = dir.resolve("pool.bell");
         final ResultDoorbell bell = ResultDoorbell.open(socket);
+        // as every file of the pool (it was the umask's 0755: the soak review)
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+            java.nio.file.Files.getPosixFilePermissions(socket)));
         final DoorbellRinger ringer = new DoorbellRinger(socket);
         try {
             bell.await(10_000_000); // nothing rang: returns after its timeout
