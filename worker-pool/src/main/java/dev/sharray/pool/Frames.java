@@ -194,6 +194,13 @@ final class Frames {
 
         @Override
         public void onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
+            // the ring checks only that a record's length is positive: one garbled by a corrupt peer would otherwise
+            // reach past the ring, caught today by Agrona's bounds checks alone (-Dagrona.disable.bounds.checks=true
+            // turns them off)
+            if (index < 0 || length < 0 || (long) index + length > buffer.capacity()) {
+                throw new IllegalStateException("a record of " + length + " bytes at " + index + " reaches past the ring's "
+                    + buffer.capacity() + " bytes: the ring is corrupt");
+            }
             switch (type) {
                 case WHOLE:
                     assembled = -1;

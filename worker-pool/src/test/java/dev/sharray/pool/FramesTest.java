@@ -61,6 +61,24 @@ class FramesTest {
         }
     }
 
+    /**
+     * A record whose length word was garbled to reach past the ring (the fuzz review): before, the reader handed
+     * the sink that range, and only Agrona's bounds checks stopped the reads past the ring's memory.
+     */
+    @Test
+    void aRecordReachingPastTheRingIsRefusedAsCorrupt() {
+        final OneToOneRingBuffer ring = ring();
+        final Frames.Writer writer = new Frames.Writer(ring);
+        final Frames.Reader reader = new Frames.Reader(ring);
+        assertTrue(writer.write(new UnsafeBuffer(new byte[16]), 0, 16, () -> false), "written");
+        ring.buffer().putIntVolatile(0, Integer.MAX_VALUE); // the first record's length word
+        final List<Integer> delivered = new ArrayList<>();
+        final IllegalStateException e = assertThrows(IllegalStateException.class,
+            () -> reader.poll((DirectBuffer b, int offset, int length) -> delivered.add(length), 100));
+        assertTrue(e.getMessage().contains("reaches past the ring"), e.getMessage());
+        assertEquals(List.of(), delivered, "nothing was handed on");
+    }
+
     @Test
     void aLargeMessageArrivesIntactAndItsReassemblyBufferIsNotKept() throws Exception {
         final OneToOneRingBuffer ring = ring();
