@@ -366,9 +366,34 @@ public final class ProcessPool implements AutoCloseable {
                     failure.addSuppressed(e);
                 }
             }
-            throw failure;
+            throw withCallerFrames(failure);
         }
         return results;
+    }
+
+    /** The frame between a failure's own frames (a worker's, or the pool's threads') and its caller's. */
+    private static final StackTraceElement RETHROWN = new StackTraceElement(ProcessPool.class.getName(),
+        "rethrownToTheCaller", null, -1);
+
+    /**
+     * Adds the calling thread's frames below the failure's own, as RMI does for a remote exception: its stack
+     * trace ended in the worker's loop (or the pool's result thread), so a log of a failed {@code map} named
+     * neither the call nor its caller. A {@code submit}'s future wraps its failure instead, as
+     * {@code CompletableFuture} does.
+     */
+    private static RuntimeException withCallerFrames(RuntimeException failure) {
+        final StackTraceElement[] own = failure.getStackTrace();
+        for (StackTraceElement e : own) {
+            if (e.equals(RETHROWN)) {
+                return failure; // rethrown already (one failure shared by the tasks of one call)
+            }
+        }
+        final StackTraceElement[] caller = new Throwable().getStackTrace();
+        final StackTraceElement[] both = java.util.Arrays.copyOf(own, own.length + 1 + caller.length);
+        both[own.length] = RETHROWN;
+        System.arraycopy(caller, 0, both, own.length + 1, caller.length);
+        failure.setStackTrace(both);
+        return failure;
     }
 
     /**

@@ -119,6 +119,25 @@ class PoolBasicsTest {
         assertEquals(1, pool.submit((Integer x) -> x, 1).join());
     }
 
+    /**
+     * A failed map's exception ended in the worker's frames: a log of it named neither the call nor its caller (the
+     * new-user review). The caller's frames now follow the remote ones, after a marker frame, as RMI does.
+     */
+    @Test
+    void aFailedMapsExceptionShowsItsCallersFrames() {
+        final RemoteTaskException r = assertThrows(RemoteTaskException.class,
+            () -> pool.map((Integer x) -> Thrower.fail(x), List.of(1, 2)));
+        final List<StackTraceElement> frames = List.of(r.getStackTrace());
+        assertEquals("fail", frames.get(0).getMethodName(), "the remote frames come first");
+        final int marker = frames.indexOf(new StackTraceElement(ProcessPool.class.getName(), "rethrownToTheCaller", null,
+            -1));
+        assertTrue(marker > 0, frames.toString());
+        assertTrue(frames.subList(marker, frames.size()).stream().anyMatch(f -> f.getClassName()
+            .equals(PoolBasicsTest.class.getName()) && f.getMethodName().equals("aFailedMapsExceptionShowsItsCallersFrames")),
+            frames.toString());
+        assertEquals(1, r.getSuppressed().length, "the other task's failure, and nothing more");
+    }
+
     static final class Thrower {
         static int fail(int x) {
             throw new IllegalStateException("bad " + x, new java.io.IOException("root"));
