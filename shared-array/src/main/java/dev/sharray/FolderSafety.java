@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFileAttributes;
 import java.util.Map;
 
 /**
@@ -17,15 +16,19 @@ final class FolderSafety {
     private static final int WRITABLE_BY_GROUP = 0020;
     private static final int WRITABLE_BY_ALL = 0002;
     private static final int STICKY = 01000;
-    /** The owner the kernel shows for a file whose uid is not mapped in this user namespace. */
-    private static final int OVERFLOW_UID = (int) KernelFiles.readLong("/proc/sys/kernel/overflowuid", 65534);
+    /**
+     * The owner the kernel shows for a file whose uid is not mapped in this user namespace, or -1 outside one (on a
+     * host that uid is an account of its own, {@code nobody}, not a stand-in for root's files).
+     */
+    private static final int OVERFLOW_UID = inUserNamespace()
+        ? (int) KernelFiles.readLong("/proc/sys/kernel/overflowuid", 65534) : -1;
 
     private FolderSafety() {
     }
 
     /**
      * Requires that no other user can replace an entry of {@code folder} or of any folder above it: each belongs to
-     * this user or root (or is the kernel's overflow uid, the owner shown for unmapped files in a user namespace) and
+     * this user or root (or, in a user namespace, is the kernel's overflow uid, the owner shown for unmapped files) and
      * is writable by others only when sticky, as {@code /tmp} and {@code /dev/shm} are. Its entries that are this
      * user's are then this user's alone to rename or remove.
      *
@@ -63,11 +66,19 @@ final class FolderSafety {
         requireOthersCannotReplaceEntries(folder, use);
         final int folderMode = (Integer) Files.getAttribute(folder, "unix:mode", LinkOption.NOFOLLOW_LINKS);
         if (writableByOthers(folder, folderMode)) {
-            final int owner = (Integer) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            final Map<String, Object> a = Files.readAttributes(file, "unix:uid,nlink", LinkOption.NOFOLLOW_LINKS);
+            final int owner = (Integer) a.get("uid");
             if (!isOwnOrRoot(owner)) {
                 throw new IOException(file + " belongs to uid " + owner + ", another user, in a folder others can write"
                     + " (mode " + Integer.toOctalString(folderMode & 07777) + "), so they could replace it: refusing "
                     + use);
+            }
+            final int links = (Integer) a.get("nlink");
+            if (links != 1) {
+                // another user may link a file of ours into a folder they can write (where the kernel lets them:
+                // fs.protected_hardlinks=0), and it is ours by its owner: one of its other names may be anywhere
+                throw new IOException(file + " has " + links + " names (hard links), in a folder others can write (mode "
+                    + Integer.toOctalString(folderMode & 07777) + "): refusing " + use);
             }
         }
     }
@@ -99,8 +110,7 @@ final class FolderSafety {
 
     /**
      * @return whether users other than this one may write to {@code p}: others may, or its group may and is not this
-     *     user's private group (named after the user, as the user private group scheme names it: with umask 002 a
-     *     user's own folders are group-writable for that group alone)
+     *     user's private group (with umask 002 a user's own folders are group-writable for that group)
      */
     private static boolean writableByOthers(Path p, int mode) throws IOException {
         if ((mode & WRITABLE_BY_ALL) != 0) {
@@ -109,8 +119,17 @@ final class FolderSafety {
         if ((mode & WRITABLE_BY_GROUP) == 0) {
             return false;
         }
-        final String group = Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS).group().getName();
-        return !group.equals(System.getProperty("user.name"));
+        return !UserPrivateGroup.isPrivate((Integer) Files.getAttribute(p, "unix:gid", LinkOption.NOFOLLOW_LINKS));
+    }
+
+    /** @return whether this process runs in a user namespace other than the initial one (a rootless container's) */
+    static boolean inUserNamespace() {
+        try {
+            final String[] map = Files.readString(Path.of("/proc/self/uid_map")).trim().split("\\s+");
+            return !(map.length == 3 && map[0].equals("0") && map[1].equals("0") && map[2].equals("4294967295"));
+        } catch (IOException | RuntimeException e) {
+            return false; // no /proc: judged as on a host
+        }
     }
 
     /** @return whether {@code owner} is this process's user or root */

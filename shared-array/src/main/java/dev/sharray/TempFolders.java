@@ -155,9 +155,10 @@ final class TempFolders {
      * @return whether this user's arrays may go there; if not, a warning said why
      */
     static boolean isUsableDefaultRoot(Path root) {
-        final Path userDir = root.resolve(userFolderName());
         try {
-            FolderSafety.requireOthersCannotReplaceEntries(root.toRealPath(), "to keep shared arrays under " + root);
+            final Path realRoot = root.toRealPath();
+            FolderSafety.requireOthersCannotReplaceEntries(realRoot, "to keep shared arrays under " + root);
+            final Path userDir = realRoot.resolve(userFolderName());
             if (Files.exists(userDir, LinkOption.NOFOLLOW_LINKS)) {
                 requireOwnDirectory(userDir);
             }
@@ -201,6 +202,10 @@ final class TempFolders {
             }
             try {
                 requireOwnDirectory(userDir);
+                // what the reaper deletes there by path, another user who can rename entries of the root could swap
+                final Path realRoot = root.toRealPath();
+                FolderSafety.requireOthersCannotReplaceEntries(realRoot, "to list or clean " + userDir);
+                userDir = realRoot.resolve(userFolderName());
             } catch (IOException e) {
                 Log.get().warn("skipping {}: {}", userDir, e.getMessage());
                 continue;
@@ -303,10 +308,13 @@ final class TempFolders {
     }
 
     private static Path createOwnerFolder(Path root) {
-        Path userDir = root.resolve(userFolderName());
         try {
             Files.createDirectories(root);
-            FolderSafety.requireOthersCannotReplaceEntries(root.toRealPath(), "to keep shared arrays under " + root);
+            // resolved once, and used as checked: a link on the way (another user's, in a folder they can write)
+            // could otherwise lead each later step somewhere else
+            final Path realRoot = root.toRealPath();
+            FolderSafety.requireOthersCannotReplaceEntries(realRoot, "to keep shared arrays under " + root);
+            final Path userDir = realRoot.resolve(userFolderName());
             try {
                 Files.createDirectory(userDir, PosixFilePermissions.asFileAttribute(DIR_MODE));
             } catch (FileAlreadyExistsException e) {

@@ -140,6 +140,53 @@ class FoldersOthersCanChangeTest {
         assertTrue(Files.exists(data) && Files.exists(owner.resolve("x.ref")), "their files were deleted");
     }
 
+    /** A root whose group may write, for a group other users can be in (here no account's at all), is refused. */
+    @Test
+    void aRootWritableByASharedGroupIsRefused() throws Exception {
+        requireRoot();
+        final Path root = Files.createDirectory(temp.resolve("group-root"));
+        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwxr-x"));
+        Files.setAttribute(root, "unix:gid", OTHER_UID);
+        final UncheckedIOException e = assertThrows(UncheckedIOException.class,
+            () -> SharedArray.builder(DType.FLOAT64, 4).folder(root).create());
+        assertTrue(e.getMessage().contains("is writable by other users without the sticky bit (mode 775)"), e.getMessage());
+    }
+
+    /** The reaper, ls and clean deleted and listed by path under a root that create and open refuse. */
+    @Test
+    void theReaperLeavesAFolderUnderARootOthersCanChange() throws Exception {
+        requireRoot();
+        final Path root = Files.createDirectory(temp.resolve("reaped-root"));
+        final Path dead = Files.createDirectories(root.resolve(TempFolders.userFolderName()).resolve("host-1-t1-aaaaaaaa"));
+        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwxrwx"));
+        final String before = System.getProperty("sharray.tempFolder");
+        System.setProperty("sharray.tempFolder", root.toString());
+        try {
+            SharedArrays.reap();
+        } finally {
+            if (before == null) {
+                System.clearProperty("sharray.tempFolder");
+            } else {
+                System.setProperty("sharray.tempFolder", before);
+            }
+        }
+        assertTrue(Files.exists(dead), "a dead owner's folder was removed under a root others can change");
+    }
+
+    /** A hard link to a file of ours, which another user could make in a sticky folder, is ours by its owner. */
+    @Test
+    void aFileWithAnotherNameInAStickyAllowedFolderIsRefused() throws Exception {
+        requireRoot();
+        final Path allowed = Files.createDirectory(temp.resolve("sticky-links"));
+        Files.setAttribute(allowed, "unix:mode", 01777);
+        final Path file = allowed.resolve("x.npy");
+        final Descriptor d = descriptorOfACopyIn(file);
+        SharedArrays.allowFolder(allowed);
+        Files.createLink(temp.resolve("elsewhere.npy"), file);
+        final InvalidDescriptorException e = assertThrows(InvalidDescriptorException.class, () -> SharedArray.open(d));
+        assertTrue(e.getMessage().contains("has 2 names (hard links)"), e.getMessage());
+    }
+
     /** @return the descriptor of a copy of a fresh array's file at {@code file} (a user's own .npy) */
     private static Descriptor descriptorOfACopyIn(Path file) throws Exception {
         try (SharedArray a = SharedArray.create(DType.FLOAT64, 4)) {

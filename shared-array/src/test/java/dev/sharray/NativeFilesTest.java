@@ -226,12 +226,15 @@ class NativeFilesTest {
     }
 
     /**
-     * A folder above the library's that belongs to the kernel's overflow uid (an unmapped owner in a user namespace,
-     * 65534 here) is allowed, another uid is not. The overflow uid was read as the first digit of the sysctl file
-     * ({@code Files.readString} of a numeric sysctl gives one byte): 6, the uid of {@code man}, was allowed instead.
+     * A folder above the library's that belongs to the kernel's overflow uid is allowed in a user namespace, where
+     * that uid stands for an unmapped owner (root's files in a rootless container), and refused on a host, where it
+     * is an account of its own ({@code nobody}: a process of it renamed a user's temp root under them, the second
+     * security review). Another uid is refused either way. The overflow uid was once read as the first digit of the
+     * sysctl file ({@code Files.readString} of a numeric sysctl gives one byte): 6, the uid of {@code man}, was
+     * allowed instead.
      */
     @Test
-    void onlyTheKernelsOverflowUidIsAllowedAboveTheLibraryFolder() throws IOException {
+    void theKernelsOverflowUidIsAllowedAboveTheLibraryFolderInAUserNamespaceOnly() throws IOException {
         assertEquals(0, (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"),
             "giving a folder to another uid needs root (CI runs as root, as the disk-full tests do)");
         final int overflow;
@@ -242,7 +245,12 @@ class NativeFilesTest {
         final Path folder = Files.createDirectory(above.resolve("ours"));
         Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwx------"));
         Files.setAttribute(above, "unix:uid", overflow);
-        assertEquals(folder.toRealPath(), NativeFiles.requireSafeFolder(folder));
+        if (FolderSafety.inUserNamespace()) {
+            assertEquals(folder.toRealPath(), NativeFiles.requireSafeFolder(folder));
+        } else {
+            final IOException onAHost = assertThrows(IOException.class, () -> NativeFiles.requireSafeFolder(folder));
+            assertTrue(onAHost.getMessage().contains("belongs to uid " + overflow), onAHost.getMessage());
+        }
         final int other = Integer.parseInt(Integer.toString(overflow).substring(0, 1)); // what was taken for it
         Files.setAttribute(above, "unix:uid", other);
         IOException e = assertThrows(IOException.class, () -> NativeFiles.requireSafeFolder(folder));

@@ -5,10 +5,13 @@ import dev.sharray.SharedArrays;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -211,10 +214,19 @@ final class WorkerLauncher {
         final Path argFile = argFile(workerId);
         Files.deleteIfExists(argFile);
         // a JVM that exits before the worker's HELLO (SIGTERM while the pool starts) must not leave the file
-        SharedArrays.createDeletedAtExit(argFile, () -> Files.createFile(argFile,
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))));
         try {
-            Files.write(argFile, argFileContent);
+            // created and written through one descriptor: never reopened by its path, which something swapped in for
+            // the file could lead elsewhere (the worker runs what it says)
+            SharedArrays.createDeletedAtExit(argFile, () -> {
+                try (FileChannel ch = FileChannel.open(argFile, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+                    final ByteBuffer content = ByteBuffer.wrap(argFileContent);
+                    while (content.hasRemaining()) {
+                        ch.write(content);
+                    }
+                }
+                return null;
+            });
         } catch (IOException | RuntimeException e) {
             deleteArgFile(workerId);
             throw e;
