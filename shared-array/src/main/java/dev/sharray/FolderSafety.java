@@ -13,8 +13,7 @@ import java.util.Map;
  * the victim's files, between the check and the use.
  */
 final class FolderSafety {
-    private static final int WRITABLE_BY_GROUP = 0020;
-    private static final int WRITABLE_BY_ALL = 0002;
+    private static final int WRITABLE_BY_OTHERS = 0022;
     private static final int STICKY = 01000;
     /**
      * The owner the kernel shows for a file whose uid is not mapped in this user namespace, or -1 outside one (on a
@@ -45,7 +44,7 @@ final class FolderSafety {
                 throw new IOException(p + " belongs to uid " + owner + ", another user, who could replace what it holds:"
                     + " refusing " + use);
             }
-            if (writableByOthers(p, mode) && (mode & STICKY) == 0) {
+            if (writableByOthers(mode) && (mode & STICKY) == 0) {
                 throw new IOException(p + " is writable by other users without the sticky bit (mode "
                     + Integer.toOctalString(mode & 07777) + "), so they could replace what it holds: refusing " + use
                     + " (make it sticky, chmod +t, or use a folder only you can write)");
@@ -65,7 +64,7 @@ final class FolderSafety {
         final Path folder = file.getParent();
         requireOthersCannotReplaceEntries(folder, use);
         final int folderMode = (Integer) Files.getAttribute(folder, "unix:mode", LinkOption.NOFOLLOW_LINKS);
-        if (writableByOthers(folder, folderMode)) {
+        if (writableByOthers(folderMode)) {
             final Map<String, Object> a = Files.readAttributes(file, "unix:uid,nlink", LinkOption.NOFOLLOW_LINKS);
             final int owner = (Integer) a.get("uid");
             if (!isOwnOrRoot(owner)) {
@@ -98,7 +97,7 @@ final class FolderSafety {
         if (!isOwnOrRoot(owner)) {
             throw new IOException(folder + " belongs to uid " + owner + ", another user: refusing " + use);
         }
-        if (writableByOthers(folder, mode)) {
+        if (writableByOthers(mode)) {
             throw new IOException(folder + " is writable by other users (mode " + Integer.toOctalString(mode & 07777)
                 + "): refusing " + use);
         }
@@ -109,17 +108,13 @@ final class FolderSafety {
     }
 
     /**
-     * @return whether users other than this one may write to {@code p}: others may, or its group may and is not this
-     *     user's private group (with umask 002 a user's own folders are group-writable for that group)
+     * @return whether users other than this one may write to {@code p}: its group or others may. A group of the user's
+     *     own (umask 002's user private group) is not told apart: another group may share its gid, and with a POSIX
+     *     ACL the group bits are the ACL's mask, so a folder shared with named users looks the same (the third
+     *     security review ran code in the victim's worker through each)
      */
-    private static boolean writableByOthers(Path p, int mode) throws IOException {
-        if ((mode & WRITABLE_BY_ALL) != 0) {
-            return true;
-        }
-        if ((mode & WRITABLE_BY_GROUP) == 0) {
-            return false;
-        }
-        return !UserPrivateGroup.isPrivate((Integer) Files.getAttribute(p, "unix:gid", LinkOption.NOFOLLOW_LINKS));
+    private static boolean writableByOthers(int mode) {
+        return (mode & WRITABLE_BY_OTHERS) != 0;
     }
 
     /** @return whether this process runs in a user namespace other than the initial one (a rootless container's) */

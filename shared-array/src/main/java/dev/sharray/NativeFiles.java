@@ -348,6 +348,20 @@ public final class NativeFiles {
         return real;
     }
 
+    /**
+     * Requires a file a JVM runs (a library, a launch jar), in a folder that passed {@link #requireSafeFolder}, to be
+     * a regular file of this user or root that no one else can write.
+     *
+     * @param file the file
+     * @throws IOException when it is a link, another user's, or writable by others
+     */
+    public static void requireSafeFile(Path file) throws IOException {
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) || !isSafeFile(file)) {
+            throw new IOException(file + " is not a regular file of this user or root that only they can write:"
+                + " refusing to run it");
+        }
+    }
+
     /** @return whether {@code file}, in a safe folder, is also safe to load: ours or root's, writable by no one else */
     private static boolean isSafeFile(Path file) throws IOException {
         final java.util.Map<String, Object> a = Files.readAttributes(file, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);

@@ -140,16 +140,24 @@ class FoldersOthersCanChangeTest {
         assertTrue(Files.exists(data) && Files.exists(owner.resolve("x.ref")), "their files were deleted");
     }
 
-    /** A root whose group may write, for a group other users can be in (here no account's at all), is refused. */
+    /**
+     * A root whose group may write is refused, whatever the group: a group named like the user (umask 002's private
+     * group) was taken for the user's own, but another group may share its gid, another user may be a member, and
+     * with a POSIX ACL the group bits are the mask of named users' rights (the security re-reviews ran code in the
+     * victim's worker through each).
+     */
     @Test
-    void aRootWritableByASharedGroupIsRefused() throws Exception {
+    void aRootItsGroupMayWriteIsRefused() throws Exception {
         requireRoot();
-        final Path root = Files.createDirectory(temp.resolve("group-root"));
-        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwxr-x"));
-        Files.setAttribute(root, "unix:gid", OTHER_UID);
-        final UncheckedIOException e = assertThrows(UncheckedIOException.class,
-            () -> SharedArray.builder(DType.FLOAT64, 4).folder(root).create());
-        assertTrue(e.getMessage().contains("is writable by other users without the sticky bit (mode 775)"), e.getMessage());
+        for (int gid : new int[] {OTHER_UID, 0}) { // another group, and this user's own
+            final Path root = Files.createDirectory(temp.resolve("group-root-" + gid));
+            Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwxr-x"));
+            Files.setAttribute(root, "unix:gid", gid);
+            final UncheckedIOException e = assertThrows(UncheckedIOException.class,
+                () -> SharedArray.builder(DType.FLOAT64, 4).folder(root).create());
+            assertTrue(e.getMessage().contains("is writable by other users without the sticky bit (mode 775)"),
+                e.getMessage());
+        }
     }
 
     /** The reaper, ls and clean deleted and listed by path under a root that create and open refuse. */

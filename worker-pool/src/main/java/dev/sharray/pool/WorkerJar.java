@@ -5,6 +5,7 @@ import dev.sharray.NativeFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -61,9 +62,13 @@ final class WorkerJar {
      * @throws IOException when it cannot be written again
      */
     Path present() throws IOException {
-        if (!Files.isRegularFile(jar)) {
+        // checked again at each launch, not only when the pool began: a replacement worker starts much later, and runs
+        // whatever jar is there by then
+        NativeFiles.requireSafeFolder(jar.getParent());
+        if (!Files.isRegularFile(jar, LinkOption.NOFOLLOW_LINKS)) {
             LaunchJar.write(jar, manifest);
         }
+        NativeFiles.requireSafeFile(jar);
         return jar;
     }
 

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The manifest-only jar workers start from, so that module flags do not switch off the JDK's archived module graph. */
@@ -68,6 +70,27 @@ class WorkerJarTest {
         try (Stream<Path> files = Files.list(cache)) {
             assertEquals(2, files.count(), "no temporary file left");
         }
+    }
+
+    /**
+     * The jar's folder was checked when the pool began; a replacement worker, started much later, ran whatever jar was
+     * there by then (the third security review put another user's jar there through a folder that had become
+     * changeable by others). Each launch now checks the folder and the jar again.
+     */
+    @Test
+    void aLaterLaunchRefusesAJarWhoseFolderOrFileOthersCanNowChange(@TempDir Path dir) throws Exception {
+        assertEquals(0, (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"),
+            "giving a file to another uid needs root (CI runs as root, as the disk-full tests do)");
+        final WorkerJar running = WorkerJar.prepare(dir.resolve("cds"), dir.toString(), FLAGS);
+        final Path jar = running.present();
+        Files.setAttribute(jar, "unix:uid", 4242);
+        final IOException theirs = assertThrows(IOException.class, running::present);
+        assertTrue(theirs.getMessage().contains("refusing to run it"), theirs.getMessage());
+        Files.setAttribute(jar, "unix:uid", 0);
+        assertEquals(jar, running.present());
+        Files.setPosixFilePermissions(jar.getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
+        final IOException open = assertThrows(IOException.class, running::present);
+        assertTrue(open.getMessage().contains("writable by other users"), open.getMessage());
     }
 
     @Test
