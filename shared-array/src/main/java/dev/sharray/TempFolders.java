@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -49,6 +50,13 @@ final class TempFolders {
         static final String HOST = hostName();
     }
     private static final Map<Path, Path> OWNER_FOLDERS = new ConcurrentHashMap<>();
+    /**
+     * The identity (device and inode) of each owner folder this process made, and of its sharray-&lt;user&gt; folder:
+     * checked before each use, so a folder put in their place (by a user who could rename them: a root that fails
+     * {@link FolderSafety}'s rule in some way it does not see) is refused rather than filled with this process's
+     * arrays and its pool's worker files.
+     */
+    private static final Map<Path, List<Object>> FOLDER_IDENTITIES = new ConcurrentHashMap<>();
 
     private TempFolders() {
     }
@@ -270,7 +278,28 @@ final class TempFolders {
         if (!Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
             recreate(folder);
         }
+        requireSameIdentity(folder);
         return folder;
+    }
+
+    /** @return the identities of {@code folder} and of its parent (not following links) */
+    private static List<Object> identity(Path folder) throws IOException {
+        return List.of(Files.readAttributes(folder.getParent(), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+            .fileKey(), Files.readAttributes(folder, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey());
+    }
+
+    private static void requireSameIdentity(Path folder) {
+        final List<Object> made = FOLDER_IDENTITIES.get(folder);
+        final List<Object> now;
+        try {
+            now = identity(folder);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot check this process's sharray folder " + folder + ": " + reason(e), e);
+        }
+        if (made != null && !made.equals(now)) {
+            throw new UncheckedIOException(new IOException(folder + " (or the folder it is in) is not the one this"
+                + " process made: something put another in its place (another user?); refusing to use it"));
+        }
     }
 
     /**
@@ -297,6 +326,7 @@ final class TempFolders {
                         + " refusing to use it");
                 }
             }
+            FOLDER_IDENTITIES.put(folder, identity(folder));
         } catch (IOException e) {
             throw new UncheckedIOException("this process's sharray folder " + folder + " was removed, and cannot be"
                 + " made again: " + reason(e), e);
@@ -330,7 +360,9 @@ final class TempFolders {
             Files.setPosixFilePermissions(folder, DIR_MODE); // umask may have narrowed it further; make it exact
             // the real path: open(descriptor) finds a process's own arrays by real path, so a root reached
             // through a symlink or ".." must not make the creator's handle and a reopened one two mappings
-            return folder.toRealPath();
+            final Path real = folder.toRealPath();
+            FOLDER_IDENTITIES.put(real, identity(real));
+            return real;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the sharray folder under " + root + ": " + reason(e), e);
         }

@@ -195,6 +195,28 @@ class FoldersOthersCanChangeTest {
         assertTrue(e.getMessage().contains("has 2 names (hard links)"), e.getMessage());
     }
 
+    /**
+     * The process folder was trusted by its path for the JVM's life: one put in its place (the reviews did it through
+     * roots they could rename entries of) got this process's arrays and its pool's worker files. Its identity is now
+     * checked before each use.
+     */
+    @Test
+    void aProcessFolderPutInPlaceOfOursIsRefused() throws Exception {
+        final Path root = Files.createDirectory(temp.resolve("replaced"));
+        final Path folder;
+        try (SharedArray a = SharedArray.builder(DType.FLOAT64, 4).folder(root).create()) {
+            folder = a.path().getParent();
+        }
+        Files.move(folder, folder.resolveSibling("moved-away"));
+        Files.createDirectory(folder, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        final UncheckedIOException e = assertThrows(UncheckedIOException.class,
+            () -> SharedArray.builder(DType.FLOAT64, 4).folder(root).create());
+        assertTrue(e.getMessage().contains("is not the one this process made"), e.getMessage());
+        try (var files = Files.list(folder)) {
+            assertEquals(List.of(), files.toList(), "nothing was made in the folder put in its place");
+        }
+    }
+
     /** @return the descriptor of a copy of a fresh array's file at {@code file} (a user's own .npy) */
     private static Descriptor descriptorOfACopyIn(Path file) throws Exception {
         try (SharedArray a = SharedArray.create(DType.FLOAT64, 4)) {
