@@ -167,17 +167,7 @@ class FoldersOthersCanChangeTest {
         final Path root = Files.createDirectory(temp.resolve("reaped-root"));
         final Path dead = Files.createDirectories(root.resolve(TempFolders.userFolderName()).resolve("host-1-t1-aaaaaaaa"));
         Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxrwxrwx"));
-        final String before = System.getProperty("sharray.tempFolder");
-        System.setProperty("sharray.tempFolder", root.toString());
-        try {
-            SharedArrays.reap();
-        } finally {
-            if (before == null) {
-                System.clearProperty("sharray.tempFolder");
-            } else {
-                System.setProperty("sharray.tempFolder", before);
-            }
-        }
+        TempFoldersTest.reapUnder(root);
         assertTrue(Files.exists(dead), "a dead owner's folder was removed under a root others can change");
     }
 

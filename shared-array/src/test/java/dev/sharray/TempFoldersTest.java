@@ -252,7 +252,7 @@ class TempFoldersTest {
     }
 
     /** One reaper pass with {@code root} as the configured root. */
-    private static void reapUnder(Path root) {
+    static void reapUnder(Path root) {
         String before = System.getProperty("sharray.tempFolder");
         System.setProperty("sharray.tempFolder", root.toString());
         try {

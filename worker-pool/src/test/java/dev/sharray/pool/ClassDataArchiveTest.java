@@ -29,6 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The AppCDS policy of worker JVMs, and a real archive: trained by one pool, mapped by the next pool's worker. */
 class ClassDataArchiveTest {
+    /** This JVM's java: a trainer's exit is judged as this JDK's. */
+    private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+
     @Test
     void offForDirectoriesAndUserCdsOptions(@TempDir Path dir) throws Exception {
         final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
@@ -342,13 +345,12 @@ class ClassDataArchiveTest {
         System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
         try {
             final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
-            final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            final ClassDataArchive cds = ClassDataArchive.forWorkers(java, jar.toString(), List.of(), List.of());
+            final ClassDataArchive cds = ClassDataArchive.forWorkers(JAVA, jar.toString(), List.of(), List.of());
             final List<String> trainer = cds.optionsFor(1);
             assertFalse(trainer.isEmpty(), "the first launch trains");
             final Path output = Path.of(trainer.get(0).substring(trainer.get(0).indexOf('=') + 1));
             Files.createDirectories(output.resolve("blocked"));
-            final List<String> cmd = new java.util.ArrayList<>(List.of(java));
+            final List<String> cmd = new java.util.ArrayList<>(List.of(JAVA));
             cmd.addAll(trainer);
             cmd.add("-version");
             final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -360,7 +362,7 @@ class ClassDataArchiveTest {
                 Thread.sleep(50); // JDK 25: the background dump finds no class list
             }
             assertTrue(Files.exists(cds.failedMarker()), "no failure marker after exit code " + p.exitValue());
-            assertTrue(ClassDataArchive.forWorkers(java, jar.toString(), List.of(), List.of()).optionsFor(1).isEmpty(),
+            assertTrue(ClassDataArchive.forWorkers(JAVA, jar.toString(), List.of(), List.of()).optionsFor(1).isEmpty(),
                 "trained again");
         } finally {
             System.clearProperty("sharray.pool.cds.dir");
@@ -379,14 +381,13 @@ class ClassDataArchiveTest {
         System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
         try {
             final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
-            final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            final ClassDataArchive cds = ClassDataArchive.forWorkers(java, jar.toString(), List.of(), List.of());
+            final ClassDataArchive cds = ClassDataArchive.forWorkers(JAVA, jar.toString(), List.of(), List.of());
             assertFalse(cds.optionsFor(1).isEmpty(), "the first launch trains");
             cds.workerStarted(1);
             cds.workerExited(1, 1, () -> List.of("[worker 1] exiting on the task's request"));
             assertFalse(Files.exists(cds.failedMarker()), "a task's exit marked the archive failed");
             assertEquals(0, cds.trainingFiles(Long.MAX_VALUE), "temporary files left");
-            assertFalse(ClassDataArchive.forWorkers(java, jar.toString(), List.of(), List.of()).optionsFor(1).isEmpty(),
+            assertFalse(ClassDataArchive.forWorkers(JAVA, jar.toString(), List.of(), List.of()).optionsFor(1).isEmpty(),
                 "the next pool does not train");
         } finally {
             System.clearProperty("sharray.pool.cds.dir");
