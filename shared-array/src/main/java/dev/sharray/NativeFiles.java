@@ -343,8 +343,20 @@ public final class NativeFiles {
      * @throws IOException when another user could change the folder, or it cannot be checked
      */
     public static Path requireSafeFolder(Path folder) throws IOException {
+        return requireSafeFolder(folder, "to load a native library from");
+    }
+
+    /**
+     * {@link #requireSafeFolder(Path)} for another file a JVM runs or maps as code from the folder.
+     *
+     * @param folder an existing folder
+     * @param use    what is refused, for the message: "to start worker JVMs from a launch jar in"; the folder follows
+     * @return the folder's real path
+     * @throws IOException when another user could change the folder, or it cannot be checked
+     */
+    public static Path requireSafeFolder(Path folder, String use) throws IOException {
         final Path real = folder.toRealPath();
-        FolderSafety.requirePrivate(real, "to load a native library from " + real);
+        FolderSafety.requirePrivate(real, use + " " + real);
         return real;
     }
 

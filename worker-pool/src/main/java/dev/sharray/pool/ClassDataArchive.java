@@ -326,7 +326,7 @@ final class ClassDataArchive {
      */
     private static boolean isSafeFolder(Path folder) {
         try {
-            NativeFiles.requireSafeFolder(folder);
+            NativeFiles.requireSafeFolder(folder, "to map a class-data archive from");
             return true;
         } catch (IOException | RuntimeException e) {
             return false;

@@ -25,6 +25,9 @@ import java.util.jar.Manifest;
  * before: flags on the command line and {@code -cp}.
  */
 final class WorkerJar {
+    /** What a folder others can change is refused for, in the message. */
+    private static final String LAUNCH_JAR_USE = "to start worker JVMs from a launch jar in";
+
     /** A module option of the flag file that a manifest cannot carry, and workers do without. */
     static final String VECTOR_MODULE = "--add-modules=jdk.incubator.vector";
 
@@ -64,7 +67,7 @@ final class WorkerJar {
     Path present() throws IOException {
         // checked again at each launch, not only when the pool began: a replacement worker starts much later, and runs
         // whatever jar is there by then
-        NativeFiles.requireSafeFolder(jar.getParent());
+        NativeFiles.requireSafeFolder(jar.getParent(), LAUNCH_JAR_USE);
         if (!Files.isRegularFile(jar, LinkOption.NOFOLLOW_LINKS)) {
             LaunchJar.write(jar, manifest);
         }
@@ -91,7 +94,7 @@ final class WorkerJar {
         }
         try {
             Files.createDirectories(folder, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            final Path safe = NativeFiles.requireSafeFolder(folder).toRealPath();
+            final Path safe = NativeFiles.requireSafeFolder(folder, LAUNCH_JAR_USE).toRealPath();
             Expanded expanded = lastExpanded;
             if (expanded == null || !expanded.classpath.equals(classpath)) {
                 expanded = new Expanded(classpath, LaunchJar.expand(classpath));

@@ -86,7 +86,8 @@ final class WorkerStarter {
             }
             launcher.deleteArgFile(id);
             if (e instanceof IOException) {
-                throw new UncheckedIOException("cannot start worker " + id, (IOException) e);
+                // the reason in the message: a replacement's failure is reported by this message alone
+                throw new UncheckedIOException("cannot start worker " + id + ": " + e.getMessage(), (IOException) e);
             }
             throw (RuntimeException) e;
         }

@@ -90,7 +90,44 @@ class WorkerJarTest {
         assertEquals(jar, running.present());
         Files.setPosixFilePermissions(jar.getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
         final IOException open = assertThrows(IOException.class, running::present);
-        assertTrue(open.getMessage().contains("writable by other users"), open.getMessage());
+        assertTrue(open.getMessage().contains("writable by other users")
+            && open.getMessage().contains("refusing to start worker JVMs from a launch jar in"), open.getMessage());
+    }
+
+    /**
+     * A replacement worker refused for that reason said only "cannot replace a dead worker: cannot start worker 2",
+     * the reason three causes down (the fourth security review).
+     */
+    @Test
+    void aReplacementRefusedItsJarSaysWhy(@TempDir Path dir) throws Exception {
+        final String before = System.getProperty("sharray.pool.cds.dir");
+        final java.io.PrintStream err = System.err;
+        final java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
+        final Path safe = dir.resolve("safe");
+        System.setProperty("sharray.pool.cds.dir", safe.toString());
+        System.setErr(new java.io.PrintStream(said, true, java.nio.charset.StandardCharsets.UTF_8));
+        try (ProcessPool pool = ProcessPool.builder().workers(1).heapSize("64m").build()) {
+            assertEquals(1, pool.submit((Integer x) -> x, 1).get());
+            Files.setPosixFilePermissions(safe, PosixFilePermissions.fromString("rwxrwxrwx"));
+            ProcessHandle.of(pool.workerPids().get(0)).orElseThrow().destroyForcibly();
+            for (int i = 0; i < 600 && !said.toString(java.nio.charset.StandardCharsets.UTF_8)
+                    .contains("cannot replace a dead worker"); i++) {
+                Thread.sleep(50);
+            }
+        } catch (RuntimeException e) {
+            // closing a pool without workers may fail: the message is what this test reads
+        } finally {
+            System.setErr(err);
+            Files.setPosixFilePermissions(safe, PosixFilePermissions.fromString("rwx------"));
+            if (before == null) {
+                System.clearProperty("sharray.pool.cds.dir");
+            } else {
+                System.setProperty("sharray.pool.cds.dir", before);
+            }
+        }
+        final String text = said.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(text.contains("cannot replace a dead worker: cannot start worker ")
+            && text.contains("refusing to start worker JVMs from a launch jar in"), text);
     }
 
     @Test
