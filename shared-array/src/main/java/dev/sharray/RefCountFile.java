@@ -666,11 +666,16 @@ final class RefCountFile {
             final long count = buffer.getLongVolatile(o + 16);
             final long start = buffer.getLongVolatile(o + 8);
             if (pid > 0 && count > 0) {
-                (!countsWithoutIdentity(pid, start, count) && ProcessIdentity.isAlive(pid, start) ? alive : dead).add(pid);
+                (countsAsLive(pid, start, count) ? alive : dead).add(pid);
             }
         }
         dead.removeAll(alive);
         return dead;
+    }
+
+    /** @return whether a slot of {@code pid} counting references is a running holder's (one listing and releases agree on) */
+    private static boolean countsAsLive(long pid, long start, long count) {
+        return !countsWithoutIdentity(pid, start, count) && ProcessIdentity.isAlive(pid, start);
     }
 
     /** @return true when some slot with references belongs to a live process */
@@ -681,7 +686,7 @@ final class RefCountFile {
             long pid = buffer.getLongVolatile(o);
             long count = buffer.getLongVolatile(o + 16);
             long start = buffer.getLongVolatile(o + 8);
-            if (pid > 0 && count > 0 && !countsWithoutIdentity(pid, start, count) && ProcessIdentity.isAlive(pid, start)) {
+            if (pid > 0 && count > 0 && countsAsLive(pid, start, count)) {
                 return true;
             }
         }

@@ -233,9 +233,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             if (!allowed) {
                 TempFolders.requireOwnUserFolder(real);
             } else {
-                // another user's file in the layout of this user's arrays is no array of ours: counted as one, its last
-                // release here would delete it
-                sharrayFile = sharrayFile && TempFolders.isInOwnUserFolder(real);
+                sharrayFile = TempFolders.isOwnArrayFile(real);
                 if (!sharrayFile) {
                     SharedArrays.requireOthersCannotReplace(real);
                 }
@@ -277,8 +275,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
     private static SharedArray openNpyNow(Path file) {
         Path real = realPath(file.toAbsolutePath());
         requireRegularFile(real);
-        // another user's file in the layout of this user's arrays is a plain file: counted, its last release would delete it
-        Segment seg = openSegment(real, TempFolders.isSharrayDataFile(real) && TempFolders.isInOwnUserFolder(real));
+        Segment seg = openSegment(real, TempFolders.isOwnArrayFile(real));
         NpyHeader h = seg.header;
         return new SharedArray(seg, h.dtype, h.shape.clone(), h.strides(), h.dataOffset);
     }

@@ -585,10 +585,15 @@ final class TempFolders {
     }
 
     /**
-     * @param realFile a real path for which {@link #isSharrayDataFile} holds
-     * @return whether {@link #requireOwnUserFolder} accepts it
+     * @param realFile a real path
+     * @return whether it is an array file of this user, reference-counted (and deleted by its last release): in the
+     *     layout of a sharray folder ({@link #isSharrayDataFile}) whose sharray-&lt;user&gt; folder is this user's
+     *     ({@link #requireOwnUserFolder}). Another user's file laid out so is a plain file.
      */
-    static boolean isInOwnUserFolder(Path realFile) {
+    static boolean isOwnArrayFile(Path realFile) {
+        if (!isSharrayDataFile(realFile)) {
+            return false;
+        }
         try {
             requireOwnUserFolder(realFile);
             return true;
