@@ -12,6 +12,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.function.Consumer;
 
 /**
@@ -65,12 +66,13 @@ final class ResultDoorbell implements AutoCloseable {
             // this runs on the binder thread, which goes on while the JVM exits (and halts)
             SharedArrays.createDeletedAtExit(path, () -> {
                 server.bind(UnixDomainSocketAddress.of(path));
-                // bound with the umask's mode (0755): only this user's workers connect, as every file of the pool is 0600
-                Files.setPosixFilePermissions(path, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
                 runHook(afterBind);
                 return null;
             });
             bound = true;
+            // bound with the umask's mode (0755): only this user's workers connect, as every file of the pool is 0600.
+            // After the bind's step, not in it: a failure there is then deleted below, where in it the file stayed
+            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
             server.configureBlocking(false);
             selector = Selector.open();
             server.register(selector, SelectionKey.OP_ACCEPT);
