@@ -29,6 +29,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The AppCDS policy of worker JVMs, and a real archive: trained by one pool, mapped by the next pool's worker. */
 class ClassDataArchiveTest {
+    /** A test's body, given a stand-in classpath jar. */
+    @FunctionalInterface
+    private interface WithJar {
+        void run(Path jar) throws Exception;
+    }
+
+    /** Runs {@code body} with the archive cache in {@code dir}/cache and a stand-in jar {@code dir}/a.jar. */
+    private static void withCacheIn(Path dir, WithJar body) throws Exception {
+        System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
+        try {
+            body.run(Files.writeString(dir.resolve("a.jar"), "x"));
+        } finally {
+            System.clearProperty("sharray.pool.cds.dir");
+        }
+    }
+
     /** This JVM's java: a trainer's exit is judged as this JDK's. */
     private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 
@@ -155,9 +171,7 @@ class ClassDataArchiveTest {
 
     @Test
     void archiveNameFollowsClasspathAndOptions(@TempDir Path dir) throws Exception {
-        System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
-        try {
-            final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
+        withCacheIn(dir, jar -> {
             final Path b = ClassDataArchive.forWorkers("java", jar.toString(), List.of("-Xmx1g"), List.of()).archive();
             assertEquals(b, ClassDataArchive.forWorkers("java", jar.toString(), List.of("-Xmx1g"), List.of()).archive());
             assertNotEquals(b, ClassDataArchive.forWorkers("java", jar.toString(), List.of("-Xmx2g"), List.of()).archive());
@@ -173,9 +187,7 @@ class ClassDataArchiveTest {
             // a trainer that crashed leaves no archive
             cds.workerExited(1, 137, List::of);
             assertFalse(Files.exists(cds.archive()));
-        } finally {
-            System.clearProperty("sharray.pool.cds.dir");
-        }
+        });
     }
 
     @Test
@@ -301,9 +313,7 @@ class ClassDataArchiveTest {
 
     @Test
     void aFailedTrainingIsNotRepeatedForADay(@TempDir Path dir) throws Exception {
-        System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
-        try {
-            final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
+        withCacheIn(dir, jar -> {
             // /bin/false as the workers' java: on JDK 25 the background dump fails; on JDK 17 the trainer's
             // normal exit left no archive
             final ClassDataArchive cds = ClassDataArchive.forWorkers("/bin/false", jar.toString(), List.of(), List.of());
@@ -329,9 +339,7 @@ class ClassDataArchiveTest {
                 FileTime.fromMillis(System.currentTimeMillis() - ClassDataArchive.FAILED_RETRY_MILLIS - 1000));
             final ClassDataArchive later = ClassDataArchive.forWorkers("/bin/false", jar.toString(), List.of(), List.of());
             assertFalse(later.optionsFor(1).isEmpty(), "never retried");
-        } finally {
-            System.clearProperty("sharray.pool.cds.dir");
-        }
+        });
     }
 
     /**
@@ -342,9 +350,7 @@ class ClassDataArchiveTest {
      */
     @Test
     void aTrainerWhoseJvmCouldNotWriteIsNotRepeatedForADay(@TempDir Path dir) throws Exception {
-        System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
-        try {
-            final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
+        withCacheIn(dir, jar -> {
             final ClassDataArchive cds = ClassDataArchive.forWorkers(JAVA, jar.toString(), List.of(), List.of());
             final List<String> trainer = cds.optionsFor(1);
             assertFalse(trainer.isEmpty(), "the first launch trains");
@@ -364,9 +370,7 @@ class ClassDataArchiveTest {
             assertTrue(Files.exists(cds.failedMarker()), "no failure marker after exit code " + p.exitValue());
             assertTrue(ClassDataArchive.forWorkers(JAVA, jar.toString(), List.of(), List.of()).optionsFor(1).isEmpty(),
                 "trained again");
-        } finally {
-            System.clearProperty("sharray.pool.cds.dir");
-        }
+        });
     }
 
     /**
@@ -378,9 +382,7 @@ class ClassDataArchiveTest {
      */
     @Test
     void aTaskExitingWithOneInTheTrainerDoesNotMarkTheArchiveFailed(@TempDir Path dir) throws Exception {
-        System.setProperty("sharray.pool.cds.dir", dir.resolve("cache").toString());
-        try {
-            final Path jar = Files.writeString(dir.resolve("a.jar"), "x");
+        withCacheIn(dir, jar -> {
             final ClassDataArchive cds = ClassDataArchive.forWorkers(JAVA, jar.toString(), List.of(), List.of());
             assertFalse(cds.optionsFor(1).isEmpty(), "the first launch trains");
             cds.workerStarted(1);
@@ -389,9 +391,7 @@ class ClassDataArchiveTest {
             assertEquals(0, cds.trainingFiles(Long.MAX_VALUE), "temporary files left");
             assertFalse(ClassDataArchive.forWorkers(JAVA, jar.toString(), List.of(), List.of()).optionsFor(1).isEmpty(),
                 "the next pool does not train");
-        } finally {
-            System.clearProperty("sharray.pool.cds.dir");
-        }
+        });
     }
 
     @Test
