@@ -99,7 +99,7 @@ final class FolderSafety {
         }
         if (writableByOthers(mode)) {
             throw new IOException(folder + " is writable by other users (mode " + Integer.toOctalString(mode & 07777)
-                + "): refusing " + use);
+                + "): refusing " + use + " (chmod go-w it, or use a folder only you can write)");
         }
         final Path parent = folder.getParent();
         if (parent != null) {

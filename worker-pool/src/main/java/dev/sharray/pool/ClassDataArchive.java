@@ -297,6 +297,7 @@ final class ClassDataArchive {
                 Files.createDirectories(archive.getParent(),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             } catch (IOException | UnsupportedOperationException e) {
+                CacheFolderNotice.unusable(archive.getParent(), "a class-data archive", e);
                 return opts;
             }
             if (!isSafeFolder(archive.getParent())) {
@@ -329,6 +330,7 @@ final class ClassDataArchive {
             NativeFiles.requireSafeFolder(folder, "to map a class-data archive from");
             return true;
         } catch (IOException | RuntimeException e) {
+            CacheFolderNotice.unusable(folder, "a class-data archive", e);
             return false;
         }
     }

@@ -108,6 +108,7 @@ final class WorkerJar {
             }
             return new WorkerJar(jar, manifest, expanded.entries, rest);
         } catch (IOException | RuntimeException e) {
+            CacheFolderNotice.unusable(folder, "a launch jar", e);
             return null;
         }
     }
