@@ -551,7 +551,8 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     }
 
     /**
-     * @return the smallest element, as a double (see the class comment for INT64); NaN if any element is NaN
+     * @return the smallest element, as a double (see the class comment for INT64); NaN if any element is NaN;
+     *     {@code -0.0} when it and {@code 0.0} tie, as {@link Math#min} (NumPy returns either zero, by position)
      * @throws IllegalStateException when the array is empty (as NumPy refuses, with {@code ValueError}), or released
      */
     public double min() {
@@ -559,7 +560,8 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     }
 
     /**
-     * @return the largest element, as a double (see the class comment for INT64); NaN if any element is NaN
+     * @return the largest element, as a double (see the class comment for INT64); NaN if any element is NaN;
+     *     {@code 0.0} when it and {@code -0.0} tie, as {@link Math#max} (NumPy returns either zero, by position)
      * @throws IllegalStateException when the array is empty (as NumPy refuses, with {@code ValueError}), or released
      */
     public double max() {

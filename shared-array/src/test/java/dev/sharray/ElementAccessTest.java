@@ -266,6 +266,23 @@ class ElementAccessTest {
     }
 
     @Test
+    void minAndMaxOrderNegativeZeroBelowZeroWhateverThePosition() {
+        final long negativeZero = Double.doubleToRawLongBits(-0.0);
+        final long zero = Double.doubleToRawLongBits(0.0);
+        for (double[] values : new double[][] {{0.0, -0.0}, {-0.0, 0.0}, {1.0, 0.0, -0.0, 2.0}, {-1.0, -0.0, 0.0}}) {
+            final HeapArray a = HeapArray.of(values);
+            final String what = java.util.Arrays.toString(values);
+            if (values[0] != -1.0) {
+                assertEquals(negativeZero, Double.doubleToRawLongBits(a.min()), what);
+            }
+            if (values[values.length - 1] != 2.0) {
+                assertEquals(zero, Double.doubleToRawLongBits(a.max()), what);
+            }
+        }
+        assertEquals(negativeZero, Double.doubleToRawLongBits(HeapArray.of(new float[] {0.0f, -0.0f}).min()));
+    }
+
+    @Test
     void sumGivesTheSameBitsForEveryLayoutOfTheSameValues() {
         // values whose sum depends on the order of the additions; lengths across the eight lanes' tail, a run's
         // longest (128) and the first splits
