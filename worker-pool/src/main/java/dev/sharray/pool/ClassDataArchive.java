@@ -199,7 +199,8 @@ final class ClassDataArchive {
     private static final long STALE_JAR_MILLIS = 30L * 24 * 3_600_000;
 
     /**
-     * Deletes all but the {@value #KEEP} most recently written archives, worker jars not written for a month, and
+     * Deletes all but the {@value #KEEP} most recently written archives, worker jars and their classpath links
+     * ({@link ClassPathLinks}) not written for a month, and
      * temporary files of trainers and jar writers that died more than an hour ago. Run when an archive is trained,
      * not at every pool's start.
      */
@@ -209,6 +210,9 @@ final class ClassDataArchive {
         try (java.util.stream.Stream<Path> files = Files.list(folder)) {
             for (Path p : (Iterable<Path>) files::iterator) {
                 final String n = p.getFileName().toString();
+                if (n.startsWith(ClassPathLinks.PREFIX) && ClassPathLinks.olderThan(p, STALE_JAR_MILLIS, now)) {
+                    Files.deleteIfExists(p);
+                }
                 if (!n.startsWith("worker-")) {
                     continue;
                 }

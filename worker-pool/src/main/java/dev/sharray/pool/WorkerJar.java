@@ -40,12 +40,15 @@ final class WorkerJar {
     private final Path jar;
     private final Manifest manifest;
     private final List<Path> classpath;
+    /** The entries the manifest names: {@link #classpath}'s, or {@link ClassPathLinks} to them. */
+    private final List<Path> named;
     private final List<String> commandLineFlags;
 
-    private WorkerJar(Path jar, Manifest manifest, List<Path> classpath, List<String> commandLineFlags) {
+    private WorkerJar(Path jar, Manifest manifest, List<Path> classpath, List<Path> named, List<String> commandLineFlags) {
         this.jar = jar;
         this.manifest = manifest;
         this.classpath = classpath;
+        this.named = named;
         this.commandLineFlags = List.copyOf(commandLineFlags);
     }
 
@@ -72,6 +75,11 @@ final class WorkerJar {
             LaunchJar.write(jar, manifest);
         }
         NativeFiles.requireSafeFile(jar);
+        for (int i = 0; i < named.size(); i++) {
+            if (named.get(i) != classpath.get(i)) { // pruned as the jar may be
+                ClassPathLinks.ensure(named.get(i), classpath.get(i));
+            }
+        }
         return jar;
     }
 
@@ -101,12 +109,13 @@ final class WorkerJar {
                 lastExpanded = expanded;
             }
             final List<String> rest = new ArrayList<>();
-            final Manifest manifest = manifest(safe, expanded.entries, flags, rest);
+            final List<Path> named = ClassPathLinks.named(safe, expanded.entries);
+            final Manifest manifest = manifest(safe, named, flags, rest);
             final Path jar = safe.resolve("worker-" + hash(manifest) + ".jar");
             if (!LaunchJar.hasManifest(jar, manifest)) { // missing, damaged or another: replaced
                 LaunchJar.write(jar, manifest);
             }
-            return new WorkerJar(jar, manifest, expanded.entries, rest);
+            return new WorkerJar(jar, manifest, expanded.entries, named, rest);
         } catch (IOException | RuntimeException e) {
             CacheFolderNotice.unusable(folder, "a launch jar", e);
             return null;

@@ -217,6 +217,34 @@ class ClassDataArchiveTest {
     }
 
     /**
+     * A classpath under a folder with a blank: the launch jar's Class-Path named its jars %-escaped, which the JVM's
+     * class loader decodes and HotSpot's class-data sharing does not, so workers loaded none of sharray's classes from
+     * the archive (0 of 80 before; links without escapes now stand in for such entries).
+     */
+    @Test
+    void aClasspathUnderAFolderWithABlankLoadsItsClassesFromTheArchive(@TempDir Path dir) throws Exception {
+        final Path jars = Files.createDirectory(dir.resolve("my jars"));
+        final StringBuilder classpath = new StringBuilder();
+        for (String entry : jarsOnly(dir).split(File.pathSeparator)) {
+            final Path copy = jars.resolve(Path.of(entry).getFileName());
+            Files.copy(Path.of(entry), copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            classpath.append(classpath.length() == 0 ? "" : File.pathSeparator).append(copy);
+        }
+        final Path logs = Files.createDirectory(dir.resolve("logs"));
+        final Process parent = new ProcessBuilder(JvmFlags.javaCommand(classpath.toString(), List.of(
+            "-Dsharray.pool.cds.dir=" + dir.resolve("cds"), "-D" + CdsTrainee.CLASS_LOG + "=" + logs),
+            CdsTrainee.class.getName())).redirectErrorStream(true).start();
+        final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(parent.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, parent.exitValue(), out);
+        final String[] counts = out.lines().filter(l -> l.startsWith("APPCLASSES ")).findFirst().orElse("APPCLASSES 0/0")
+            .substring(11).split("/");
+        final int shared = Integer.parseInt(counts[0]);
+        final int all = Integer.parseInt(counts[1]);
+        assertTrue(all > 20 && shared > all / 2, "sharray's classes from the archive: " + shared + " of " + all + "\n" + out);
+    }
+
+    /**
      * 64 KiB in the archive's middle overwritten, as by a disk error. Depending on what lies there, a worker that
      * mapped it crashed at start, or said hello and crashed in its first task (every task of every pool, until someone
      * deleted the file), or ran: the seal finds it before any worker maps it.

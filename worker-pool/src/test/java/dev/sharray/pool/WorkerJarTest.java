@@ -72,6 +72,48 @@ class WorkerJarTest {
         }
     }
 
+    /** Entries that need escaping are named through links (see ClassPathLinks), made again when pruned. */
+    @Test
+    void entriesUnderABlankAreNamedThroughLinksThatAPruneAndALaunchRenew(@TempDir Path dir) throws Exception {
+        final Path plain = Files.writeString(dir.resolve("plain.jar"), "x");
+        final Path blank = Files.writeString(Files.createDirectory(dir.resolve("my jars")).resolve("lib é.jar"), "x");
+        final Path cache = dir.resolve("cds");
+        final WorkerJar jar = WorkerJar.prepare(cache, plain + File.pathSeparator + blank, FLAGS);
+        assertNotNull(jar);
+        final String classPath;
+        try (JarFile f = new JarFile(jar.jar().toFile())) {
+            classPath = f.getManifest().getMainAttributes().getValue(Attributes.Name.CLASS_PATH);
+        }
+        assertFalse(classPath.contains("%"), classPath);
+        final String[] names = classPath.split(" ");
+        assertEquals(2, names.length, classPath);
+        assertTrue(names[0].endsWith("plain.jar") && !names[0].startsWith(ClassPathLinks.PREFIX), classPath);
+        final Path link = cache.toRealPath().resolve(names[1]);
+        assertTrue(names[1].startsWith(ClassPathLinks.PREFIX) && names[1].endsWith("-lib__.jar"), classPath);
+        assertEquals(blank.toRealPath(), Files.readSymbolicLink(link));
+        assertEquals(List.of(plain.toRealPath(), blank.toRealPath()), jar.classpath(), "the real entries key the archive");
+
+        // a month unused: pruned with the jars; a running pool's next launch makes it again
+        final FileTime old = FileTime.fromMillis(System.currentTimeMillis() - 31L * 24 * 3_600_000);
+        Files.getFileAttributeView(link, java.nio.file.attribute.BasicFileAttributeView.class,
+            java.nio.file.LinkOption.NOFOLLOW_LINKS).setTimes(old, null, null);
+        final FileTime targetTime = Files.getLastModifiedTime(blank);
+        ClassDataArchive.prune(cache.toRealPath());
+        assertFalse(Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS), "an old link is pruned");
+        assertTrue(Files.exists(blank), "its target is not touched");
+        assertEquals(targetTime, Files.getLastModifiedTime(blank));
+        jar.present();
+        assertEquals(blank.toRealPath(), Files.readSymbolicLink(link));
+        // a link to something else by that name is replaced
+        Files.delete(link);
+        Files.createSymbolicLink(link, plain);
+        assertNotNull(WorkerJar.prepare(cache, plain + File.pathSeparator + blank, FLAGS));
+        assertEquals(blank.toRealPath(), Files.readSymbolicLink(link));
+        try (Stream<Path> files = Files.list(cache)) {
+            assertEquals(2, files.count(), "the jar and one link, no temporary file");
+        }
+    }
+
     /**
      * The jar's folder was checked when the pool began; a replacement worker, started much later, ran whatever jar was
      * there by then (the third security review put another user's jar there through a folder that had become
