@@ -254,6 +254,7 @@ final class WorkerLauncher {
         command.add(Long.toString(ProcessHandle.current().pid()));
         final ProcessBuilder pb = new ProcessBuilder(command);
         try {
+            DescriptorHeadroom.require("worker " + workerId);
             return pb.start();
         } catch (IOException e) {
             deleteArgFile(workerId);

@@ -76,15 +76,20 @@ final class WorkerStarter {
             w.resultSink = results.apply(w);
             return w;
         } catch (IOException | RuntimeException e) {
-            if (p != null) {
-                p.destroyForcibly();
-                Worker.awaitExit(p);
+            try {
+                if (p != null) {
+                    p.destroyForcibly();
+                    Worker.awaitExit(p);
+                }
+                if (rings != null) {
+                    rings.unlink();
+                    rings.close();
+                }
+                launcher.deleteArgFile(id);
+            } catch (RuntimeException | LinkageError cleanup) {
+                // the clean-up's own failure (out of descriptors, a class it loads) must not hide why the start failed
+                e.addSuppressed(cleanup);
             }
-            if (rings != null) {
-                rings.unlink();
-                rings.close();
-            }
-            launcher.deleteArgFile(id);
             if (e instanceof IOException) {
                 // the reason in the message: a replacement's failure is reported by this message alone
                 throw new UncheckedIOException("cannot start worker " + id + ": " + e.getMessage(), (IOException) e);
