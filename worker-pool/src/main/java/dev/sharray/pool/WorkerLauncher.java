@@ -227,7 +227,11 @@ final class WorkerLauncher {
                 }
                 return null;
             });
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            deleteArgFile(workerId);
+            // "No space left on device" alone names neither the file nor the folder (by default one the user never named)
+            throw new IOException("cannot write its argument file " + argFile + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
             deleteArgFile(workerId);
             throw e;
         }

@@ -52,6 +52,28 @@ class FullTempFolderTest {
         }
     }
 
+    /** Room for the ring file but not the argument file: the message named neither file nor folder. */
+    @Test
+    void anArgumentFileThatCannotBeWrittenIsNamed() throws Exception {
+        final long page = 4096;
+        final long ringPages = (RingFile.fileSize(1 << 20) + page - 1) / page;
+        try (FileOutputStream out = new FileOutputStream(mount.resolve("filler").toFile())) {
+            final long fill = Files.getFileStore(mount).getUsableSpace() - ringPages * page;
+            final byte[] block = new byte[4096];
+            for (long written = 0; written < fill; written += block.length) {
+                out.write(block);
+            }
+        }
+        final UncheckedIOException e = assertThrows(UncheckedIOException.class,
+            () -> ProcessPool.builder().workers(1).tempFolder(mount).build().close());
+        assertTrue(e.getCause().getMessage().contains("cannot write its argument file " + mount)
+            && e.getCause().getMessage().contains("No space left on device"), e.getCause().getMessage());
+        try (Stream<Path> files = Files.walk(mount)) {
+            assertEquals(0, files.filter(p -> p.toString().endsWith(".ring") || p.toString().endsWith(".args")).count(),
+                "a ring or argument file was left");
+        }
+    }
+
     @Test
     void theRingsOfAStartedPoolTakeTrafficAfterItsFolderFilledUp() throws Exception {
         final ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(mount).build();
