@@ -186,7 +186,9 @@ public final class ProcessPool implements AutoCloseable {
      *         {@link WorkerCrashedException} (its worker died running it), {@link TaskTimeoutException} (it ran past
      *         its timeout), {@link CancellationException} ({@link #shutdownNow()} stopped the pool first),
      *         {@link IllegalStateException} (every worker died and none could be started) or
-     *         {@link dev.sharray.reducers.MalformedDataException} (its result could not be read). Cancelling it ({@code cancel(true)} too), or completing it yourself
+     *         {@link dev.sharray.reducers.MalformedDataException} (its result could not be decoded; this JVM's own
+     *         lack of heap or file descriptors to take it in is an {@link OutOfMemoryError} or
+     *         {@link java.io.UncheckedIOException}). Cancelling it ({@code cancel(true)} too), or completing it yourself
      *         ({@code orTimeout}...), keeps a queued task from running and releases its arrays at once; a running
      *         one runs to its end in its worker, which stays busy meanwhile (its result is dropped): a timeout is
      *         what stops a running task
