@@ -187,6 +187,11 @@ final class Frames {
             return ring.read(this, limit);
         }
 
+        /** @return whether a message is part way through: its first fragment read, its last not yet */
+        boolean inMessage() {
+            return assembled >= 0;
+        }
+
         /** @return whether nothing waits to be read (a volatile look at both ends of the ring) */
         boolean isEmpty() {
             return ring.size() == 0;

@@ -208,7 +208,8 @@ public final class ProcessPool implements AutoCloseable {
      * @param fn      the function
      * @param arg     its argument
      * @param timeout the longest the task may run once started, positive, or {@code null} for none (as is one too
-     *                long for a deadline, past ~146 years)
+     *                long for a deadline, past ~146 years); an answer still arriving at the deadline (one larger
+     *                than the ring, read late) is not timed out while its records keep coming
      * @param <T>     argument type
      * @param <R>     result type
      * @return the result's future; it fails as {@link #submit(RemoteFunction, Object)}'s does

@@ -125,6 +125,12 @@ final class ResultPump {
         }
     }
 
+    /**
+     * How long an answer part way through may go without a new record before its task's deadline counts again: a
+     * worker that started answering and then stopped must not escape its timeout.
+     */
+    static final long ANSWERING_GRACE_NANOS = 1_000_000_000L;
+
     private int pumpLocked() {
         int work = 0;
         boolean deadlines = false;
@@ -150,7 +156,11 @@ final class ResultPump {
      */
     int pollWorker(Worker w, int limit) {
         try {
-            return w.reader.poll(w.resultSink, limit);
+            final int read = w.reader.poll(w.resultSink, limit);
+            if (read > 0 && w.reader.inMessage()) { // only a long answer's progress is timed: no clock read per result
+                w.lastReadNanos = System.nanoTime();
+            }
+            return read;
         } catch (RuntimeException e) {
             err.println("sharray pool: worker " + w.id + " sent a malformed message (" + e.getMessage()
                 + "); killing it");
@@ -171,6 +181,11 @@ final class ResultPump {
         for (Worker w : workers.all()) {
             final Task t = w.inFlight.get();
             final Task next = t == null ? null : t.nextInGroup;
+            if (w.reader.inMessage() && now - w.lastReadNanos < ANSWERING_GRACE_NANOS) {
+                // the task ran in time and its answer is still arriving (larger than the ring, read while the parent
+                // was paused or busy): what a timeout bounds is the running, not this JVM's reading
+                continue;
+            }
             if (t != null && t.deadline != 0 && now - t.deadline > 0 && w.inFlight.compareAndSet(t, next)) {
                 w.state.set(Worker.KILLED);
                 w.timedOut = t;

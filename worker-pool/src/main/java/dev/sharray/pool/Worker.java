@@ -31,6 +31,8 @@ final class Worker {
     final Process process;
     final RingFile rings;
     final Frames.Reader reader;
+    /** When the pump last read records of a message of this worker's still part way through ({@link System#nanoTime}; under the pump lock). */
+    long lastReadNanos;
     final OutputForwarder stdout;
     final OutputForwarder stderr;
     final AtomicInteger state = new AtomicInteger(STARTING);
