@@ -60,16 +60,16 @@ final class ResultDoorbell implements AutoCloseable {
     static ResultDoorbell open(Path path) throws IOException {
         final ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         Selector selector = null;
-        boolean bound = false;
+        final boolean[] bound = {false};
         try {
             // a JVM that exits with the pool open must not leave the socket file: bound and registered as one step, as
             // this runs on the binder thread, which goes on while the JVM exits (and halts)
             SharedArrays.createDeletedAtExit(path, () -> {
                 server.bind(UnixDomainSocketAddress.of(path));
+                bound[0] = true;
                 runHook(afterBind);
                 return null;
             });
-            bound = true;
             // bound with the umask's mode (0755): only this user's workers connect, as every file of the pool is 0600.
             // After the bind's step, not in it: a failure there is then deleted below, where in it the file stayed
             Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
@@ -82,7 +82,7 @@ final class ResultDoorbell implements AutoCloseable {
                 selector.close();
             }
             server.close();
-            if (bound) {
+            if (bound[0]) { // the file would stay, and a later bind, once the failure has passed, find it in its way
                 Files.deleteIfExists(path);
                 SharedArrays.forgetAtExit(path);
             }

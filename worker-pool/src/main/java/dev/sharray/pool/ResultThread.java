@@ -78,6 +78,12 @@ final class ResultThread {
     private volatile boolean deepParked;
     private volatile ResultDoorbell doorbell;
     private final AtomicBoolean doorbellRequested = new AtomicBoolean();
+    /** Not before then ({@link System#nanoTime}) is a doorbell that failed to bind tried again. */
+    private volatile long doorbellRetryAt;
+    /** The wait before the next try, doubling up to {@link #DOORBELL_RETRY_MAX_NANOS} (the binder's only). */
+    private long doorbellBackoffNanos = DOORBELL_RETRY_MIN_NANOS;
+    private static final long DOORBELL_RETRY_MIN_NANOS = 1_000_000_000L;
+    private static final long DOORBELL_RETRY_MAX_NANOS = 60_000_000_000L;
     /**
      * Up while the thread chooses its sleep from the running tasks' deadlines and sleeps: a thread that starts a
      * deadline meanwhile rings the doorbell ({@link #deadlineStarted}), or the sleep could outlast it.
@@ -264,9 +270,9 @@ final class ResultThread {
         }
     }
 
-    /** Has the doorbell bound, once, off this thread. */
+    /** Has the doorbell bound, off this thread; again after a back-off when it failed. */
     private void requestDoorbell() {
-        if (doorbellRequested.compareAndSet(false, true)) {
+        if (System.nanoTime() - doorbellRetryAt >= 0 && doorbellRequested.compareAndSet(false, true)) {
             try {
                 binder.execute(this::openDoorbell);
             } catch (RejectedExecutionException closing) {
@@ -284,9 +290,16 @@ final class ResultThread {
                 bell.close(); // stop() gave up waiting for the binder and may not see it: close it here
             }
         } catch (IOException | RuntimeException e) {
-            // e.g. a temp folder path past the socket path limit: the thread keeps polling
-            err.println("[" + poolName + "] no result doorbell at " + doorbellPath + " (" + e
-                + "): results of long tasks are polled for");
+            // a temp folder path past the socket path limit fails for good, but "Too many open files" or a folder out of
+            // inodes only for a while: tried again later, or long tasks would be polled for (~25x the parent's CPU)
+            // as long as the pool lives
+            if (doorbellBackoffNanos == DOORBELL_RETRY_MIN_NANOS) {
+                err.println("[" + poolName + "] no result doorbell at " + doorbellPath + " (" + e
+                    + "): results of long tasks are polled for until it can be bound");
+            }
+            doorbellRetryAt = System.nanoTime() + doorbellBackoffNanos;
+            doorbellBackoffNanos = Math.min(2 * doorbellBackoffNanos, DOORBELL_RETRY_MAX_NANOS);
+            doorbellRequested.set(false);
         }
     }
 
@@ -333,8 +346,10 @@ final class ResultThread {
                 } catch (IOException | RuntimeException e) {
                     err.println("[" + poolName + "] the result doorbell failed (" + e + "): results of long tasks"
                         + " are polled for");
-                    doorbell = null; // not bound again: doorbellRequested stays set
+                    doorbell = null;
                     bell.close();
+                    doorbellRetryAt = System.nanoTime() + DOORBELL_RETRY_MIN_NANOS; // bound again after a while
+                    doorbellRequested.set(false);
                 }
             }
         } finally {

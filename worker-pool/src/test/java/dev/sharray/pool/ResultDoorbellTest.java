@@ -250,6 +250,33 @@ class ResultDoorbellTest {
         }
     }
 
+    /**
+     * One bind that failed for a while ("Too many open files", a folder out of inodes) turned the doorbell off for the
+     * pool's life: long tasks were polled for, ~25x the parent's CPU, after the descriptors came back (resources
+     * review 47). It is now bound again after a back-off.
+     */
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aDoorbellWhoseBindFailedForAWhileIsBoundLater() throws Exception {
+        final java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
+        ResultDoorbell.afterBind = () -> {
+            if (failures.getAndIncrement() == 0) {
+                throw new java.io.UncheckedIOException(new IOException("Too many open files"));
+            }
+        };
+        try (ProcessPool pool = ProcessPool.builder().workers(1).build()) {
+            for (int i = 0; i < 100 && failures.get() == 0; i++) {
+                assertEquals(20, sleepTask(pool, 20, null).get(30, TimeUnit.SECONDS));
+            }
+            assertEquals(1, failures.get(), "the first bind was tried and failed");
+            assertFalse(pool.resultDoorbellBound());
+            awaitDoorbell(pool); // a back-off of 1 s, then bound: at most 100 tasks of 20 ms
+            assertEquals(2, failures.get(), "bound at the second try");
+        } finally {
+            ResultDoorbell.afterBind = null;
+        }
+    }
+
     @Test
     @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aFolderTooDeepForASocketFallsBackToPolling(@TempDir Path tmp) throws Exception {
