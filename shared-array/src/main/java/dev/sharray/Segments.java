@@ -605,6 +605,7 @@ final class Segments {
      * other process holds, then remove our empty folders. Mappings are left to the dying process.
      */
     static void onExit() {
+        ExitActions.runAll(); // first: a pool's workers let go of this process's arrays
         ExitFiles.deleteAll(); // other components' files: the folders below are removed only when empty
         List<Segment> segments;
         List<Path> unfinished;

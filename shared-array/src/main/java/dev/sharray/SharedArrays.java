@@ -276,6 +276,23 @@ public final class SharedArrays {
     }
 
     /**
+     * Has a normal exit of this JVM (as for {@link #deleteAtExit}) run {@code action} before sharray's exit hook
+     * releases this process's arrays and removes its folders: for a component whose child processes hold arrays of
+     * this process (a pool's workers), which must have let go of them by then. Keep it short: the exit waits for it.
+     * Call {@link #forgetAtExit(Runnable)} once it is no longer needed.
+     *
+     * @param action what to run
+     */
+    public static void runAtExit(Runnable action) {
+        ExitActions.add(action);
+    }
+
+    /** @param action an action given to {@link #runAtExit}, no longer to run */
+    public static void forgetAtExit(Runnable action) {
+        ExitActions.remove(action);
+    }
+
+    /**
      * Creates {@code file} with {@code creation} and has a normal exit of this JVM delete it, as
      * {@link #deleteAtExit}, with no moment between the two at which an exit could leave it: the exit's deletion
      * waits for a creation under way, and a creation after it is refused before it runs. Created first and

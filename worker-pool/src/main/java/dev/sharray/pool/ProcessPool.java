@@ -81,6 +81,7 @@ public final class ProcessPool implements AutoCloseable {
     private final PoolState state = new PoolState();
     private final PoolWorkers workers = new PoolWorkers();
     private final ExecutorService supervisor;
+    private final Runnable exitAction = this::stopAtExit;
     private final ResultThread results;
     private final TaskFinisher finisher;
     private final TaskDispatcher dispatcher;
@@ -126,7 +127,7 @@ public final class ProcessPool implements AutoCloseable {
         this.callers = new WaitingCallers(pump, results, state, inFlight);
         this.exits = new WorkerExits(workers, queue, dispatcher, pump, results, starter, supervisor, state, inFlight,
             config.err, name);
-        this.stopSequence = new StopSequence(state, workers, pump, results, exits, starter, supervisor, copies);
+        this.stopSequence = new StopSequence(state, workers, pump, results, exits, starter, supervisor, copies, exitAction);
     }
 
     /**
@@ -144,7 +145,27 @@ public final class ProcessPool implements AutoCloseable {
         return new Builder();
     }
 
+    /**
+     * Run by sharray's exit hook when the JVM exits with the pool open, before it releases this process's arrays: the
+     * workers are killed, as by {@link #shutdownNow()}, and what they made deleted. Left to end on their own once
+     * their parent was gone, they still held arrays when the hook looked, so this process's folder stayed after a
+     * Ctrl-C to the whole process group, and a worker frozen (SIGSTOP) at that moment stayed so, holding its arrays,
+     * for ever (signals review 47).
+     */
+    private void stopAtExit() {
+        state.markShutdownNow();
+        if (state.beginClosing()) {
+            stopSequence.closeOnThisThread(() -> stopSequence.stop(true));
+        } else {
+            // closing on another thread, which may wait for tasks: the exit does not
+            for (Worker w : workers.all()) {
+                w.process.destroyForcibly();
+            }
+        }
+    }
+
     private void start() {
+        SharedArrays.runAtExit(exitAction);
         final List<Worker> started = new ArrayList<>();
         final List<Worker> launched = new ArrayList<>();
         int awaited = 0; // awaitHello cleans up a worker it gives up on; later ones are ours to clean

@@ -32,7 +32,8 @@ final class StopSequence {
     private volatile Runnable duringStop;
 
     StopSequence(PoolState state, PoolWorkers workers, ResultPump pump, ResultThread results, WorkerExits exits,
-                 WorkerStarter starter, ExecutorService supervisor, CopyCache copies) {
+                 WorkerStarter starter, ExecutorService supervisor, CopyCache copies, Runnable exitAction) {
+        this.exitAction = exitAction;
         this.state = state;
         this.workers = workers;
         this.pumpLock = workers.pumpLock();
@@ -43,6 +44,9 @@ final class StopSequence {
         this.supervisor = supervisor;
         this.copies = copies;
     }
+
+    /** What the JVM's exit runs while the pool is open ({@link dev.sharray.SharedArrays#runAtExit}): forgotten once stopped. */
+    private final Runnable exitAction;
 
     /** Set on a thread while it runs the pool's close() or shutdownNow() ({@link #closeOnThisThread}). */
     private final ThreadLocal<Boolean> closingHere = new ThreadLocal<>();
@@ -76,6 +80,7 @@ final class StopSequence {
                 }
                 stopped = true;
                 stopLock.notifyAll();
+                dev.sharray.SharedArrays.forgetAtExit(exitAction); // a stopped pool is not kept reachable by the hook
             }
         }
     }

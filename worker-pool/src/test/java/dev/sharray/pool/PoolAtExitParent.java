@@ -1,5 +1,7 @@
 package dev.sharray.pool;
 
+import dev.sharray.DType;
+import dev.sharray.SharedArray;
 import dev.sharray.SharedArrays;
 
 import java.nio.file.Files;
@@ -12,7 +14,8 @@ import java.util.stream.Stream;
  * {@code main} ({@code -XX:+PauseAtStartup} until that file is deleted), so their ring and argument files stay, as
  * while a pool starts; with {@code "open"} starts a pool of 2, runs a long task, and prints {@code "ready"} once the
  * pool's doorbell socket is bound; with {@code "binding"} as {@code "open"}, but its doorbell's binder pauses for a
- * second right after binding, having printed {@code "bound"}.
+ * second right after binding, having printed {@code "bound"}; with {@code "holding"} starts a pool of 2 whose two
+ * tasks each hold an array of the parent's (each prints {@code "holding"}) and sleep.
  */
 public final class PoolAtExitParent {
     private PoolAtExitParent() {
@@ -26,6 +29,17 @@ public final class PoolAtExitParent {
             ProcessPool.builder().workers(2)
                 .jvmOptions("-XX:+UnlockDiagnosticVMOptions", "-XX:+PauseAtStartup", "-XX:PauseAtStartupFile=" + args[1])
                 .build(); // waits for HELLOs that never come
+        } else if (args[0].equals("holding")) {
+            final SharedArray array = SharedArray.create(DType.FLOAT64, 1 << 20);
+            final ProcessPool pool = ProcessPool.create(2);
+            for (int i = 0; i < 2; i++) {
+                pool.submit((SharedArray a) -> {
+                    System.out.println("holding " + a.size());
+                    System.out.flush();
+                    Thread.sleep(600_000);
+                    return 0;
+                }, array);
+            }
         } else {
             if (args[0].equals("binding")) {
                 // holds the binder between binding the doorbell and what follows, as a slow thread would be while a
