@@ -196,7 +196,10 @@ public final class ProcessPool implements AutoCloseable {
     // ------------------------------------------------------------------------------------ submitting
 
     /**
-     * Runs {@code fn(arg)} in a worker, with the pool's default timeout.
+     * Runs {@code fn(arg)} in a worker, with the pool's default timeout. The caller writes the task into the
+     * worker's ring: a message larger than the ring (1 MiB; arguments above {@code maxBytes} cross shared, not in
+     * it) waits for that worker to read, so a worker that does not (frozen by SIGSTOP, in a long GC pause) holds
+     * this call until it reads, the task's timeout kills it, or the pool stops.
      *
      * @param fn  the function
      * @param arg its argument; arrays in it are pinned until the task is done, so the caller may
