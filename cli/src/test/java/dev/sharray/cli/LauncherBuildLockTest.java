@@ -57,6 +57,10 @@ class LauncherBuildLockTest {
         }
         assertEquals(List.of("train"), Files.readAllLines(root.resolve("trainings")), "trained once, then not again");
         assertEquals(3, Files.readAllLines(root.resolve("java-runs")).size(), "the command still ran every time");
+        for (String classpath : Files.readAllLines(root.resolve("java-runs"))) {
+            // the -sources jar beside it was taken for the module's own once: "Could not find or load main class"
+            assertTrue(classpath.split(":")[0].endsWith("/sharray-cli-0.jar"), classpath);
+        }
         try (var files = Files.list(root.resolve("cli/target"))) {
             List<String> names = files.map(p -> p.getFileName().toString()).filter(n -> n.contains(".jsa")).toList();
             assertEquals(1, names.size(), names.toString());
@@ -350,6 +354,7 @@ class LauncherBuildLockTest {
             sleep 1
             mkdir -p "$ROOT_UNDER_TEST/cli/target"
             echo "build $(wc -l < "$ROOT_UNDER_TEST/mvn-calls")" > "$ROOT_UNDER_TEST/cli/target/sharray-cli-0.jar" # in place, as Maven does
+            echo sources > "$ROOT_UNDER_TEST/cli/target/sharray-cli-0-sources.jar" # beside it, sorted first by ls
             printf '%s' "$ROOT_UNDER_TEST/cli/target/sharray-cli-0.jar" > "$ROOT_UNDER_TEST/cli/target/classpath.txt"
             """);
         script(bin.resolve("java"), """
