@@ -82,6 +82,8 @@ public final class ProcessPool implements AutoCloseable {
     private final PoolWorkers workers = new PoolWorkers();
     private final ExecutorService supervisor;
     private final Runnable exitAction = this::stopAtExit;
+    /** Bytes of each of a worker's two rings. */
+    private static final int DEFAULT_RING_CAPACITY = 1 << 20;
     private final ResultThread results;
     private final TaskFinisher finisher;
     private final TaskDispatcher dispatcher;
@@ -128,6 +130,14 @@ public final class ProcessPool implements AutoCloseable {
         this.exits = new WorkerExits(workers, queue, dispatcher, pump, results, starter, supervisor, state, inFlight,
             config.err, name);
         this.stopSequence = new StopSequence(state, workers, pump, results, exits, starter, supervisor, copies, exitAction);
+    }
+
+    /**
+     * @return the bytes each worker takes in the pool's temp folder while it runs (its ring file, mapped, and while it
+     *     starts its argument file), for sizing a small folder: arrays need room beside them
+     */
+    public static long tempBytesPerWorker() {
+        return RingFile.fileSize(DEFAULT_RING_CAPACITY) + 4096;
     }
 
     /**
@@ -782,7 +792,7 @@ public final class ProcessPool implements AutoCloseable {
         private Duration taskTimeout;
         private Path tempFolder;
         private String classpath;
-        private int ringCapacity = 1 << 20;
+        private int ringCapacity = DEFAULT_RING_CAPACITY;
         private long resultSleepNanos = TimeUnit.MILLISECONDS.toNanos(5);
 
         private Builder() {

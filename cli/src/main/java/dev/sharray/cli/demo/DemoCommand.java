@@ -41,7 +41,7 @@ public final class DemoCommand implements Callable<Integer> {
         if (size < MIN_SIZE) { // a bad option value: a usage error (exit 2), like a size that does not parse
             throw new ParameterException(spec.commandLine(), "--size must be at least 1K, got " + size);
         }
-        long bytes = DemoSizer.fit(size);
+        long bytes = DemoSizer.fit(size, workers.workers());
         long t0 = System.nanoTime();
         try (Parallel parallel = workers.compute(Workload.JAVA_LOOPS)) {
             String started = parallel.describe(); // starts the worker JVMs

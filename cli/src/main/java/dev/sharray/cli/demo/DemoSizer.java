@@ -3,6 +3,7 @@ package dev.sharray.cli.demo;
 import dev.sharray.cli.CliException;
 import dev.sharray.cli.Sizes;
 import dev.sharray.cli.Ui;
+import dev.sharray.pool.ProcessPool;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,7 +11,7 @@ import java.util.List;
 
 /**
  * Fits the requested demo size to the machine: the array and its parity (1.4x) must fit in the temp
- * folder sharray will use and in available memory (tmpfs pages are memory), with headroom. The folder is the
+ * folder sharray will use and in available memory (tmpfs pages are memory), beside the workers' rings, with headroom. The folder is the
  * one the library would choose: the configured one, else {@code /dev/shm} while a demo of at least 1 MiB fits
  * there, else {@code java.io.tmpdir} (a container's default 64 MiB {@code /dev/shm} cannot hold one).
  */
@@ -33,20 +34,22 @@ final class DemoSizer {
 
     /**
      * @param requested requested array bytes, at least {@link DemoCommand#MIN_SIZE} (the command checks it)
+     * @param workers   the worker JVMs the demo starts: their rings take room in the same folder
      * @return the size to use; a message says so when it is smaller than requested
      */
-    static long fit(long requested) {
+    static long fit(long requested, int workers) {
+        final long reserved = workers * ProcessPool.tempBytesPerWorker();
         final Path configured = configuredRoot();
         final Path shm = Path.of("/dev/shm");
         final Folder shmFolder = configured == null && Files.isDirectory(shm) && Files.isWritable(shm)
             ? new Folder(shm, usable(shm)) : null;
         final Path other = configured != null ? configured : Path.of(System.getProperty("java.io.tmpdir"));
         final long mem = memAvailable();
-        final Fit fit = fit(requested, shmFolder, new Folder(other, usable(other)), mem);
+        final Fit fit = fit(requested, shmFolder, new Folder(other, usable(other)), mem, reserved);
         if (fit.bytes() < requested) {
             Ui.info("reduced the demo size from " + Sizes.format(requested) + " to " + Sizes.format(fit.bytes()) + ": "
-                + fit.root() + " has " + Sizes.format(usable(fit.root())) + " free and " + Sizes.format(mem)
-                + " of memory is available");
+                + fit.root() + " has " + Sizes.format(usable(fit.root())) + " free (" + Sizes.format(reserved)
+                + " of it for the workers' rings) and " + Sizes.format(mem) + " of memory is available");
         }
         return fit.bytes();
     }
@@ -56,25 +59,27 @@ final class DemoSizer {
      * MiB, so the library puts the arrays there too); the other folder a quarter of its room, at most that, so a
      * small folder still runs a small demo.
      *
-     * @param shm   {@code /dev/shm} when it is usable and no folder is configured, else null
-     * @param other the configured folder, else {@code java.io.tmpdir}
+     * @param shm      {@code /dev/shm} when it is usable and no folder is configured, else null
+     * @param other    the configured folder, else {@code java.io.tmpdir}
+     * @param reserved the bytes the workers' rings take in whichever folder it is
      * @throws CliException when not even 1 MiB fits
      */
-    static Fit fit(long requested, Folder shm, Folder other, long mem) {
+    static Fit fit(long requested, Folder shm, Folder other, long mem, long reserved) {
         if (shm != null) {
-            final long max = maxBytes(Math.min(shm.free(), mem) - HEADROOM);
+            final long max = maxBytes(Math.min(shm.free(), mem) - reserved - HEADROOM);
             if (max >= MIB || requested <= max) {
                 return new Fit(shm.path(), Math.min(requested, max));
             }
         }
-        final long room = Math.min(other.free(), mem);
+        final long room = Math.min(other.free(), mem) - reserved;
         final long max = maxBytes(room - Math.min(HEADROOM, room / 4));
         if (requested <= max) {
             return new Fit(other.path(), requested);
         }
         if (max < MIB) {
             throw new CliException("not enough room for the demo: " + other.path() + " has " + Sizes.format(other.free())
-                + " free and " + Sizes.format(mem) + " of memory is available"
+                + " free (" + Sizes.format(reserved) + " of it for the workers' rings) and " + Sizes.format(mem)
+                + " of memory is available"
                 + (shm != null ? " (" + shm.path() + " has " + Sizes.format(shm.free()) + " free)" : ""));
         }
         return new Fit(other.path(), max);
