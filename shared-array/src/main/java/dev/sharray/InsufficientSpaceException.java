@@ -10,6 +10,9 @@ import java.nio.file.Path;
 public class InsufficientSpaceException extends IllegalStateException {
     private static final long serialVersionUID = 1L;
 
+    /** What the user can do, in the messages of the arrays they create themselves. */
+    private static final String REMEDY = "choose another folder with SharedArray.builder(...).folder(...) or SHARRAY_TEMP_FOLDER";
+
     private final transient Path folder;
     private final long requestedBytes;
     private final long freeBytes;
@@ -21,8 +24,7 @@ public class InsufficientSpaceException extends IllegalStateException {
      */
     public InsufficientSpaceException(Path folder, long requestedBytes, long freeBytes) {
         super("not enough space in " + folder + ": the array needs " + requestedBytes + " bytes, "
-            + (freeBytes < 0 ? "the filesystem is full" : freeBytes + " bytes are free")
-            + " (choose another folder with SharedArray.builder(...).folder(...) or SHARRAY_TEMP_FOLDER)");
+            + (freeBytes < 0 ? "the filesystem is full" : freeBytes + " bytes are free") + " (" + REMEDY + ")");
         this.folder = folder;
         this.requestedBytes = requestedBytes;
         this.freeBytes = freeBytes;
@@ -40,8 +42,7 @@ public class InsufficientSpaceException extends IllegalStateException {
     InsufficientSpaceException(Path folder, long requestedBytes, long memoryBytes, String fsType) {
         super("not enough memory for " + folder + " (a " + fsType + ", whose files are memory): the array needs "
             + requestedBytes + " bytes, " + memoryBytes + " bytes of memory are left (the machine's available memory"
-            + " and swap, or this process's memory cgroup limit, as in a container); choose another folder with"
-            + " SharedArray.builder(...).folder(...) or SHARRAY_TEMP_FOLDER");
+            + " and swap, or this process's memory cgroup limit, as in a container); " + REMEDY);
         this.folder = folder;
         this.requestedBytes = requestedBytes;
         this.freeBytes = memoryBytes;
@@ -52,6 +53,20 @@ public class InsufficientSpaceException extends IllegalStateException {
         this.folder = folder;
         this.requestedBytes = requestedBytes;
         this.freeBytes = freeBytes;
+    }
+
+    /**
+     * The same shortage, for an array made on the user's behalf (a pool's copy of a heap argument), where the folder
+     * is chosen otherwise: the message says what to change there instead.
+     *
+     * @param remedy what the user can do, replacing the advice for arrays they create themselves
+     * @return the exception with that advice, this one as its cause
+     */
+    public InsufficientSpaceException withRemedy(String remedy) {
+        final InsufficientSpaceException e = new InsufficientSpaceException(getMessage().replace(REMEDY, remedy), folder,
+            requestedBytes, freeBytes);
+        e.initCause(this);
+        return e;
     }
 
     /**

@@ -1318,7 +1318,10 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                     if (freeNow >= 0 && freeNow < fileLength) {
                         throw new InsufficientSpaceException(dir, fileLength, freeNow);
                     }
-                    throw new UncheckedIOException("cannot create an array in " + dir + ": " + e.getMessage(), (IOException) e);
+                    final String inodes = freeNow >= fileLength && String.valueOf(e.getMessage()).contains("No space left on device")
+                        ? " (" + freeNow + " bytes are free there: the file system is out of inodes, files, see df -i)" : "";
+                    throw new UncheckedIOException("cannot create an array in " + dir + ": " + e.getMessage() + inodes,
+                        (IOException) e);
                 }
                 if (e instanceof Error) {
                     throw (Error) e;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -277,6 +278,45 @@ class LifecycleTest {
             new ProcessBuilder("umount", "-l", mount.toString()).start().waitFor();
             Files.deleteIfExists(mount);
         }
+    }
+
+    /** Out of inodes with bytes to spare: "No space left on device" alone sent the user to df, which showed room. */
+    @Test
+    void aTmpfsOutOfInodesSaysSo() throws Exception {
+        Path mount = Files.createTempDirectory("sharray-inode-tmpfs");
+        Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=8m,nr_inodes=6", "tmpfs", mount.toString())
+            .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertEquals(0, p.waitFor(), "mounting a small tmpfs needs root (CI runs as root): " + out);
+        final List<SharedArray> made = new ArrayList<>();
+        try {
+            final java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class, () -> {
+                while (true) { // the root, the user folder, the process folder, then two files per array
+                    made.add(SharedArray.builder(DType.FLOAT64, 10).folder(mount).create());
+                }
+            });
+            assertTrue(e.getMessage().contains("No space left on device") && e.getMessage().contains("out of inodes")
+                && e.getMessage().contains("df -i"), e.getMessage());
+            assertTrue(made.size() < 6, "inodes ran out after " + made.size() + " arrays");
+        } finally {
+            made.forEach(SharedArray::release);
+            new ProcessBuilder("umount", "-l", mount.toString()).start().waitFor();
+            Files.deleteIfExists(mount);
+        }
+    }
+
+    /** A pool's copy of a heap argument: the user named neither its folder nor the array, so the advice differs. */
+    @Test
+    void anExceptionForAnArrayMadeOnTheUsersBehalfCarriesOtherAdvice() {
+        final InsufficientSpaceException own = new InsufficientSpaceException(Path.of("/x"), 100, 10);
+        assertTrue(own.getMessage().contains("SharedArray.builder(...).folder(...) or SHARRAY_TEMP_FOLDER"), own.getMessage());
+        final InsufficientSpaceException other = own.withRemedy("name another with ProcessPool.Builder.tempFolder");
+        assertEquals("not enough space in /x: the array needs 100 bytes, 10 bytes are free (name another with"
+            + " ProcessPool.Builder.tempFolder)", other.getMessage());
+        assertEquals(Path.of("/x"), other.folder());
+        assertEquals(100, other.requestedBytes());
+        assertEquals(10, other.freeBytes());
+        assertEquals(own, other.getCause());
     }
 
     @Test

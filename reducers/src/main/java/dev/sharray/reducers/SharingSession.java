@@ -3,6 +3,7 @@ package dev.sharray.reducers;
 import dev.sharray.DType;
 import dev.sharray.Descriptor;
 import dev.sharray.HeapArray;
+import dev.sharray.InsufficientSpaceException;
 import dev.sharray.SharedArray;
 
 import java.nio.file.Path;
@@ -104,7 +105,13 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
         }
         SharedArray s = cache == null ? null : cache.take(dtype, shape);
         if (s == null) {
-            s = SharedArray.builder(dtype, shape).folder(root).create();
+            try {
+                s = SharedArray.builder(dtype, shape).folder(root).create();
+            } catch (InsufficientSpaceException e) {
+                // the user named neither this folder nor this array: the advice for their own creates would mislead
+                throw e.withRemedy("a pool copies heap arrays above its maxBytes into its temp folder: name another with"
+                    + " ProcessPool.Builder.tempFolder, or free space there");
+            }
         }
         try {
             // copyFrom populates a big fresh copy's pages before it writes them

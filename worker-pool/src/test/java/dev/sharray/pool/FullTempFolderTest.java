@@ -74,6 +74,24 @@ class FullTempFolderTest {
         }
     }
 
+    /**
+     * A heap argument above maxBytes is copied into the pool's folder: with no room there, the advice was the one for
+     * the user's own arrays (SharedArray.builder(...).folder, SHARRAY_TEMP_FOLDER, which a pool built with a temp
+     * folder does not even read).
+     */
+    @Test
+    void aHeapArgumentWithoutRoomInThePoolsFolderNamesThePoolsSetting() throws Exception {
+        try (ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(mount).build()) {
+            final double[] big = new double[1 << 20]; // 8 MiB, beside the rings in 8 MiB
+            final Exception e = assertThrows(Exception.class, () -> pool.submit((double[] a) -> a.length, big).get());
+            final Throwable cause = e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
+            assertTrue(cause instanceof dev.sharray.InsufficientSpaceException, String.valueOf(cause));
+            assertTrue(cause.getMessage().contains("ProcessPool.Builder.tempFolder")
+                && !cause.getMessage().contains("SHARRAY_TEMP_FOLDER"), cause.getMessage());
+            assertEquals(7, pool.submit((double[] a) -> a.length, new double[7]).get(30, TimeUnit.SECONDS));
+        }
+    }
+
     @Test
     void theRingsOfAStartedPoolTakeTrafficAfterItsFolderFilledUp() throws Exception {
         final ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(mount).build();
