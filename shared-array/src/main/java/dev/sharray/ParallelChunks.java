@@ -30,6 +30,8 @@ final class ParallelChunks {
 
     /** Test hook: runs each time the caller's wait for helpers returns from a park (null: nothing). */
     static volatile Runnable afterPark;
+    /** Test hook: runs when the caller has run out of chunks and a helper still runs one, before it waits (null: nothing). */
+    static volatile Runnable beforeWait;
 
     private Work work;
     private final long bytes;
@@ -86,6 +88,10 @@ final class ParallelChunks {
             ForkJoinPool.commonPool().execute(job::runChunks);
         }
         job.runChunks();
+        final Runnable waiting = beforeWait;
+        if (waiting != null && job.done.get() < job.chunks) {
+            waiting.run();
+        }
         boolean interrupted = false;
         while (job.done.get() < job.chunks) {
             LockSupport.park(job); // a helper is finishing a chunk it claimed; it unparks us after the last one
@@ -120,9 +126,12 @@ final class ParallelChunks {
                 if (failure == null) {
                     failure = e; // rethrown by the caller: a helper's thread must not swallow it
                 }
-            }
-            if (done.incrementAndGet() == chunks) {
-                LockSupport.unpark(caller);
+            } finally {
+                // counted whatever is thrown, where (an asynchronous error): a claimed chunk never counted would
+                // leave the caller parked for ever
+                if (done.incrementAndGet() == chunks) {
+                    LockSupport.unpark(caller);
+                }
             }
         }
     }
