@@ -28,13 +28,23 @@ final class ChronicleMapping implements Mapping, ReferenceOwner {
         this.length = length;
     }
 
+    /** Whether Chronicle's classes have mapped a file in this JVM (their static set-up is done). */
+    private static volatile boolean started;
+
     static ChronicleMapping map(Path path, long length) {
+        if (!started && SharedArrays.jvmExiting()) {
+            // Chronicle's first use registers a shutdown hook, which the JVM refuses once it exits: its class then
+            // fails to initialize, and its releaser thread prints that failure (a Ctrl-C while the first array of
+            // over 2 GiB was being made)
+            throw new IllegalStateException("cannot create a shared array: this JVM is exiting");
+        }
         MappedFile file;
         try {
             file = MappedFile.ofSingle(path.toFile(), length, false); // maps the file, here
         } catch (FileNotFoundException | RuntimeException e) {
             throw Mapping.failed(path, length, e);
         }
+        started = true;
         file.singleThreadedCheckDisabled(true);
         ChronicleMapping[] result = new ChronicleMapping[1];
         try {

@@ -595,8 +595,13 @@ final class Segments {
     /** Registers {@link #onExit()} once: it also removes this process's owner folders, so whoever creates one calls this. */
     static synchronized void installExitHook() {
         if (!exitHookInstalled) {
+            try {
+                Runtime.getRuntime().addShutdownHook(new Thread(Segments::onExit, "sharray-exit"));
+            } catch (IllegalStateException e) { // "Shutdown in progress", which says nothing of what was refused
+                throw new IllegalStateException("cannot create a shared array: this JVM is exiting (its shutdown hooks"
+                    + " run), and a file made now would outlive it", e);
+            }
             exitHookInstalled = true;
-            Runtime.getRuntime().addShutdownHook(new Thread(Segments::onExit, "sharray-exit"));
         }
     }
 

@@ -276,6 +276,25 @@ public final class SharedArrays {
     }
 
     /**
+     * @return whether this JVM has begun to exit (its shutdown hooks run: {@code System.exit}, the end of {@code
+     *     main}, SIGTERM, Ctrl-C); other threads still run meanwhile, and what they report then is usually
+     *     the exit's doing (a command line tool's error message, say, is noise after a Ctrl-C)
+     */
+    public static boolean jvmExiting() {
+        if (Segments.exiting()) {
+            return true;
+        }
+        final Thread probe = new Thread(() -> { }, "sharray-exit-probe");
+        try {
+            Runtime.getRuntime().addShutdownHook(probe); // refused once the exit has begun
+            Runtime.getRuntime().removeShutdownHook(probe);
+            return false;
+        } catch (IllegalStateException exiting) {
+            return true;
+        }
+    }
+
+    /**
      * Has a normal exit of this JVM (as for {@link #deleteAtExit}) run {@code action} before sharray's exit hook
      * releases this process's arrays and removes its folders: for a component whose child processes hold arrays of
      * this process (a pool's workers), which must have let go of them by then. Keep it short: the exit waits for it.

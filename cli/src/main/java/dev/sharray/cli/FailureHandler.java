@@ -9,6 +9,9 @@ final class FailureHandler implements CommandLine.IExecutionExceptionHandler {
         if (ex instanceof CommandLine.ParameterException pe) {
             return new UsageErrorHandler().handleParseException(pe, parsed.originalArgs().toArray(new String[0]));
         }
+        if (dev.sharray.SharedArrays.jvmExiting() && !Ui.verbose()) {
+            return Main.FAILURE; // a Ctrl-C or SIGTERM stopped the work: the JVM exits with 130 or 143, and says no more
+        }
         if (Ui.verbose()) {
             ex.printStackTrace(System.err);
         }

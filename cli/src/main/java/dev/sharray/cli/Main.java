@@ -61,6 +61,9 @@ public final class Main {
 
     /** An Error as the FailureHandler shows an exception: before, an OutOfMemoryError left a raw stack trace. */
     private static int failed(Error e) {
+        if (dev.sharray.SharedArrays.jvmExiting() && !Ui.verbose()) {
+            return FAILURE; // the exit's doing, as in FailureHandler
+        }
         if (Ui.verbose()) {
             e.printStackTrace(System.err);
         }
