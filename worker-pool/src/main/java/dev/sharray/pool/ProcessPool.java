@@ -157,21 +157,15 @@ public final class ProcessPool implements AutoCloseable {
 
     /**
      * Run by sharray's exit hook when the JVM exits with the pool open, before it releases this process's arrays: the
-     * workers are killed, as by {@link #shutdownNow()}, and what they made deleted. Left to end on their own once
+     * workers are killed, as by {@link #shutdownNow()}, and what they made deleted (waiting for no thread of the pool,
+     * which may be the one that called {@code System.exit}). Left to end on their own once
      * their parent was gone, they still held arrays when the hook looked, so this process's folder stayed after a
      * Ctrl-C to the whole process group, and a worker frozen (SIGSTOP) at that moment stayed so, holding its arrays,
      * for ever (signals review 47).
      */
     private void stopAtExit() {
         state.markShutdownNow();
-        if (state.beginClosing()) {
-            stopSequence.closeOnThisThread(() -> stopSequence.stop(true));
-        } else {
-            // closing on another thread, which may wait for tasks: the exit does not
-            for (Worker w : workers.all()) {
-                w.process.destroyForcibly();
-            }
-        }
+        stopSequence.killAtExit();
     }
 
     private void start() {

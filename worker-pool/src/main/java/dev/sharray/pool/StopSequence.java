@@ -85,6 +85,27 @@ final class StopSequence {
         }
     }
 
+    /**
+     * At the JVM's exit, with the pool still open ({@link ProcessPool}'s exit action): kills the workers and reaps what
+     * they made, so the arrays they hold are released before sharray's exit hook looks. Waits for no thread of the
+     * pool, as {@link #stop} does: the exit may come from one of them (a callback calling {@code System.exit} on the
+     * result thread, which then waits for the hooks: stopping as {@code shutdownNow()} took 5 s more). The JVM halts
+     * its threads after the hooks; nothing starts a worker once the pool is marked closed.
+     */
+    void killAtExit() {
+        state.markClosed();
+        supervisor.shutdown(); // refuses replacements; does not wait
+        final Worker[] all = workers.all();
+        for (Worker w : all) {
+            w.state.set(Worker.KILLED);
+            w.process.destroyForcibly();
+        }
+        for (Worker w : all) {
+            w.awaitExit();
+            exits.reapEnded(w);
+        }
+    }
+
     /** Stops the pool (stop lock held): see {@link #stop}. */
     private void stopOnce(boolean kill) {
         state.markClosed();
