@@ -156,16 +156,12 @@ public final class ProcessPool implements AutoCloseable {
     }
 
     /**
-     * Run by sharray's exit hook when the JVM exits with the pool open, before it releases this process's arrays: the
-     * workers are killed, as by {@link #shutdownNow()}, and what they made deleted (waiting for no thread of the pool,
-     * which may be the one that called {@code System.exit}). Left to end on their own once
-     * their parent was gone, they still held arrays when the hook looked, so this process's folder stayed after a
-     * Ctrl-C to the whole process group, and a worker frozen (SIGSTOP) at that moment stayed so, holding its arrays,
-     * for ever (signals review 47).
+     * Run by sharray's exit hook when the JVM exits with the pool open, before it releases this process's arrays:
+     * ends the workers a SIGSTOP froze, which stayed so under init, holding the parent's arrays, for ever (signals
+     * review 47); see {@link StopSequence#endFrozenWorkersAtExit}.
      */
     private void stopAtExit() {
-        state.markShutdownNow();
-        stopSequence.killAtExit();
+        stopSequence.endFrozenWorkersAtExit();
     }
 
     private void start() {

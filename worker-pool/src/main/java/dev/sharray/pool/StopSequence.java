@@ -86,23 +86,21 @@ final class StopSequence {
     }
 
     /**
-     * At the JVM's exit, with the pool still open ({@link ProcessPool}'s exit action): kills the workers and reaps what
-     * they made, so the arrays they hold are released before sharray's exit hook looks. Waits for no thread of the
-     * pool, as {@link #stop} does: the exit may come from one of them (a callback calling {@code System.exit} on the
-     * result thread, which then waits for the hooks: stopping as {@code shutdownNow()} took 5 s more). The JVM halts
-     * its threads after the hooks; nothing starts a worker once the pool is marked closed.
+     * At the JVM's exit, with the pool still open ({@link ProcessPool}'s exit action): kills the workers that are
+     * stopped (SIGSTOP, a debugger), which would never see their parent go and would hold its arrays for ever, and
+     * reaps what they made. The others are left to end on their own once the parent is gone, as they always did: a
+     * program's own shutdown hook may still be closing the pool, and its running tasks must finish (killing every
+     * worker here cancelled them). Runs no user code and waits for no thread of the pool: the exit may come from one
+     * of them (a future's callback calling {@code System.exit}), and completing a future here ran such a callback on
+     * the exit hook's thread, where {@code System.exit} blocks for ever.
      */
-    void killAtExit() {
-        state.markClosed();
-        supervisor.shutdown(); // refuses replacements; does not wait
-        final Worker[] all = workers.all();
-        for (Worker w : all) {
-            w.state.set(Worker.KILLED);
-            w.process.destroyForcibly();
-        }
-        for (Worker w : all) {
-            w.awaitExit();
-            exits.reapEnded(w);
+    void endFrozenWorkersAtExit() {
+        for (Worker w : workers.all()) {
+            if (w.isStopped()) {
+                w.process.destroyForcibly(); // SIGKILL ends a stopped process too
+                w.awaitExit();
+                exits.reapEnded(w);
+            }
         }
     }
 

@@ -7,6 +7,9 @@ import org.agrona.collections.IntHashSet;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -355,6 +358,21 @@ final class Worker {
     /** Waits up to {@link #EXIT_GRACE_MILLIS} for {@code p} to end. */
     static void awaitExit(Process p) {
         Uninterruptibly.waitFor(p, EXIT_GRACE_MILLIS); // an interrupted close() must still wait for its workers
+    }
+
+    /**
+     * @return whether the worker's process is stopped ({@code T}: SIGSTOP, Ctrl-Z; {@code t}: a tracer's stop), as
+     *     {@code /proc/<pid>/stat} says; false when that cannot be read
+     */
+    boolean isStopped() {
+        try {
+            final String stat = new String(Files.readAllBytes(Path.of("/proc/" + process.pid() + "/stat")),
+                StandardCharsets.US_ASCII);
+            final int afterName = stat.lastIndexOf(')') + 2; // the name, in parentheses, may hold blanks and ')'
+            return afterName < stat.length() && (stat.charAt(afterName) == 'T' || stat.charAt(afterName) == 't');
+        } catch (IOException | RuntimeException e) {
+            return false; // ended, or no /proc
+        }
     }
 
     /** Closes stdin: the worker's parent watch sees end-of-file and exits. */

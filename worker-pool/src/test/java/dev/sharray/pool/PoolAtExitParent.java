@@ -15,7 +15,9 @@ import java.util.stream.Stream;
  * while a pool starts; with {@code "open"} starts a pool of 2, runs a long task, and prints {@code "ready"} once the
  * pool's doorbell socket is bound; with {@code "binding"} as {@code "open"}, but its doorbell's binder pauses for a
  * second right after binding, having printed {@code "bound"}; with {@code "holding"} starts a pool of 2 whose two
- * tasks each hold an array of the parent's (each prints {@code "holding"}) and sleep.
+ * tasks each hold an array of the parent's (each prints {@code "holding"}) and sleep; with {@code "gracefulHook"} a
+ * pool of 1 runs a 2 s task (it prints {@code "started"}) and the program's own shutdown hook closes the pool and prints
+ * the task's outcome; with {@code "exitInCallback"} a task's callback calls {@code System.exit(1)} if it fails.
  */
 public final class PoolAtExitParent {
     private PoolAtExitParent() {
@@ -29,6 +31,40 @@ public final class PoolAtExitParent {
             ProcessPool.builder().workers(2)
                 .jvmOptions("-XX:+UnlockDiagnosticVMOptions", "-XX:+PauseAtStartup", "-XX:PauseAtStartupFile=" + args[1])
                 .build(); // waits for HELLOs that never come
+        } else if (args[0].equals("gracefulHook")) {
+            // the usual shutdown hook of a program: close the pool, which lets running tasks finish
+            final ProcessPool pool = ProcessPool.create(1);
+            final java.util.concurrent.CompletableFuture<Integer> task = pool.submit((Integer x) -> {
+                System.out.println("started");
+                System.out.flush();
+                Thread.sleep(2_000);
+                return x + 41;
+            }, 1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                pool.close();
+                String outcome;
+                try {
+                    outcome = String.valueOf(task.getNow(null));
+                } catch (RuntimeException e) {
+                    outcome = e.toString();
+                }
+                System.out.println("user hook: task " + outcome);
+                System.out.flush();
+            }));
+        } else if (args[0].equals("exitInCallback")) {
+            // a failed task ends the program, a common pattern; the program ends first, the task still running
+            final ProcessPool pool = ProcessPool.create(1);
+            pool.submit((Integer x) -> {
+                System.out.println("started");
+                System.out.flush();
+                Thread.sleep(60_000);
+                return x;
+            }, 1).whenComplete((r, e) -> {
+                if (e != null) {
+                    System.exit(1);
+                }
+            });
+            Thread.sleep(600_000);
         } else if (args[0].equals("holding")) {
             final SharedArray array = SharedArray.create(DType.FLOAT64, 1 << 20);
             final ProcessPool pool = ProcessPool.create(2);
