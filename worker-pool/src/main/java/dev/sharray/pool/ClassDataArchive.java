@@ -529,6 +529,7 @@ final class ClassDataArchive {
             pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
             pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
             pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+            DescriptorHeadroom.require("the class-data archive's dump"); // as for a worker: the JDK's start at the limit
             pb.start();
             return true;
         } catch (IOException | RuntimeException e) {

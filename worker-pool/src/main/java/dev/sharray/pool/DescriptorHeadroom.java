@@ -12,7 +12,8 @@ import java.nio.file.Path;
  * JDK's {@code forkAndExec} (JDK 17.0.15 and 25.0.3, {@code ProcessImpl_md.c}) fails half way and then closes two
  * descriptors it never set, whatever its allocation held: this process's stdin, a stream of the application's, or a
  * class-path jar, after which every class load from that jar failed (resources review 47); and it leaks a pipe. So
- * the pool checks first, and says why in words the user can act on.
+ * the pool checks first, before each process it starts (a worker, JDK 25's class-data dump), and says why in words
+ * the user can act on.
  */
 final class DescriptorHeadroom {
     /** Free descriptors a start needs: the JDK's ten, and a margin for this process's other threads. */
