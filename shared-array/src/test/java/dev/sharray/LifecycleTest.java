@@ -255,11 +255,7 @@ class LifecycleTest {
 
     @Test
     void aTooSmallTmpfsFailsAtCreateWithAClearMessageAndNoPartialFile() throws Exception {
-        Path mount = Files.createTempDirectory("sharray-small-tmpfs");
-        Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mount.toString())
-            .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertEquals(0, p.waitFor(), "mounting a small tmpfs needs root (CI runs as root): " + out);
+        Path mount = mountTmpfs("size=1m");
         try {
             InsufficientSpaceException e = assertThrows(InsufficientSpaceException.class,
                 () -> SharedArray.builder(DType.FLOAT64, 1 << 18).folder(mount).create()); // 2 MiB
@@ -280,14 +276,20 @@ class LifecycleTest {
         }
     }
 
-    /** Out of inodes with bytes to spare: "No space left on device" alone sent the user to df, which showed room. */
-    @Test
-    void aTmpfsOutOfInodesSaysSo() throws Exception {
-        Path mount = Files.createTempDirectory("sharray-inode-tmpfs");
-        Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=8m,nr_inodes=6", "tmpfs", mount.toString())
+    /** @return a new folder with a tmpfs of {@code options} mounted on it (unmount it with {@code umount -l}) */
+    private static Path mountTmpfs(String options) throws Exception {
+        Path mount = Files.createTempDirectory("sharray-small-tmpfs");
+        Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", options, "tmpfs", mount.toString())
             .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         assertEquals(0, p.waitFor(), "mounting a small tmpfs needs root (CI runs as root): " + out);
+        return mount;
+    }
+
+    /** Out of inodes with bytes to spare: "No space left on device" alone sent the user to df, which showed room. */
+    @Test
+    void aTmpfsOutOfInodesSaysSo() throws Exception {
+        Path mount = mountTmpfs("size=8m,nr_inodes=6");
         final List<SharedArray> made = new ArrayList<>();
         try {
             final java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class, () -> {
