@@ -76,25 +76,35 @@ final class WorkerStarter {
             w.resultSink = results.apply(w);
             return w;
         } catch (IOException | RuntimeException e) {
-            try {
-                if (p != null) {
-                    p.destroyForcibly();
-                    Worker.awaitExit(p);
-                }
-                if (rings != null) {
-                    rings.unlink();
-                    rings.close();
-                }
-                launcher.deleteArgFile(id);
-            } catch (RuntimeException | LinkageError cleanup) {
-                // the clean-up's own failure (out of descriptors, a class it loads) must not hide why the start failed
-                e.addSuppressed(cleanup);
+            // each step on its own: one's failure (out of descriptors, a class it loads) must neither hide why the start
+            // failed nor leave the others' process, file or mapping behind
+            final Process started = p;
+            final RingFile made = rings;
+            if (started != null) {
+                cleanUp(e, () -> {
+                    started.destroyForcibly();
+                    Worker.awaitExit(started);
+                });
             }
+            if (made != null) {
+                cleanUp(e, made::unlink);
+                cleanUp(e, made::close);
+            }
+            cleanUp(e, () -> launcher.deleteArgFile(id));
             if (e instanceof IOException) {
                 // the reason in the message: a replacement's failure is reported by this message alone
                 throw new UncheckedIOException("cannot start worker " + id + ": " + e.getMessage(), (IOException) e);
             }
             throw (RuntimeException) e;
+        }
+    }
+
+    /** Runs one step of a failed start's clean-up; its own failure is added to {@code failure}'s suppressed. */
+    private static void cleanUp(Throwable failure, Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException | LinkageError e) {
+            failure.addSuppressed(e);
         }
     }
 
