@@ -81,7 +81,6 @@ public final class ProcessPool implements AutoCloseable {
     private final PoolState state = new PoolState();
     private final PoolWorkers workers = new PoolWorkers();
     private final ExecutorService supervisor;
-    private final Runnable exitAction = this::stopAtExit;
     /** Bytes of each of a worker's two rings. */
     private static final int DEFAULT_RING_CAPACITY = 1 << 20;
     private final ResultThread results;
@@ -129,7 +128,7 @@ public final class ProcessPool implements AutoCloseable {
         this.callers = new WaitingCallers(pump, results, state, inFlight);
         this.exits = new WorkerExits(workers, queue, dispatcher, pump, results, starter, supervisor, state, inFlight,
             config.err, name);
-        this.stopSequence = new StopSequence(state, workers, pump, results, exits, starter, supervisor, copies, exitAction);
+        this.stopSequence = new StopSequence(state, workers, pump, results, exits, starter, supervisor, copies);
     }
 
     /**
@@ -155,17 +154,8 @@ public final class ProcessPool implements AutoCloseable {
         return new Builder();
     }
 
-    /**
-     * Run by sharray's exit hook when the JVM exits with the pool open, before it releases this process's arrays:
-     * ends the workers a SIGSTOP froze, which stayed so under init, holding the parent's arrays, for ever (signals
-     * review 47); see {@link StopSequence#endFrozenWorkersAtExit}.
-     */
-    private void stopAtExit() {
-        stopSequence.endFrozenWorkersAtExit();
-    }
-
     private void start() {
-        SharedArrays.runAtExit(exitAction);
+        stopSequence.endFrozenWorkersAtExitFromNow();
         final List<Worker> started = new ArrayList<>();
         final List<Worker> launched = new ArrayList<>();
         int awaited = 0; // awaitHello cleans up a worker it gives up on; later ones are ours to clean

@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import dev.sharray.SharedArrays;
 import dev.sharray.reducers.CopyCache;
 
 import java.util.concurrent.ExecutorService;
@@ -32,8 +33,7 @@ final class StopSequence {
     private volatile Runnable duringStop;
 
     StopSequence(PoolState state, PoolWorkers workers, ResultPump pump, ResultThread results, WorkerExits exits,
-                 WorkerStarter starter, ExecutorService supervisor, CopyCache copies, Runnable exitAction) {
-        this.exitAction = exitAction;
+                 WorkerStarter starter, ExecutorService supervisor, CopyCache copies) {
         this.state = state;
         this.workers = workers;
         this.pumpLock = workers.pumpLock();
@@ -45,8 +45,8 @@ final class StopSequence {
         this.copies = copies;
     }
 
-    /** What the JVM's exit runs while the pool is open ({@link dev.sharray.SharedArrays#runAtExit}): forgotten once stopped. */
-    private final Runnable exitAction;
+    /** What the JVM's exit runs while the pool is open ({@link #endFrozenWorkersAtExit}): forgotten once stopped. */
+    private final Runnable exitAction = this::endFrozenWorkersAtExit;
 
     /** Set on a thread while it runs the pool's close() or shutdownNow() ({@link #closeOnThisThread}). */
     private final ThreadLocal<Boolean> closingHere = new ThreadLocal<>();
@@ -80,13 +80,18 @@ final class StopSequence {
                 }
                 stopped = true;
                 stopLock.notifyAll();
-                dev.sharray.SharedArrays.forgetAtExit(exitAction); // a stopped pool is not kept reachable by the hook
+                SharedArrays.forgetAtExit(exitAction); // a stopped pool is not kept reachable by the hook
             }
         }
     }
 
+    /** Has the JVM's exit run {@link #endFrozenWorkersAtExit} until the pool stops: called as the pool starts. */
+    void endFrozenWorkersAtExitFromNow() {
+        SharedArrays.runAtExit(exitAction);
+    }
+
     /**
-     * At the JVM's exit, with the pool still open ({@link ProcessPool}'s exit action): kills the workers that are
+     * At the JVM's exit, with the pool still open, before sharray's exit hook releases this process's arrays: kills the workers that are
      * stopped (SIGSTOP, a debugger), which would never see their parent go and would hold its arrays for ever, and
      * reaps what they made. The others are left to end on their own once the parent is gone, as they always did: a
      * program's own shutdown hook may still be closing the pool, and its running tasks must finish (killing every
