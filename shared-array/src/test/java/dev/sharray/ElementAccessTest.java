@@ -267,19 +267,18 @@ class ElementAccessTest {
 
     @Test
     void minAndMaxOrderNegativeZeroBelowZeroWhateverThePosition() {
-        final long negativeZero = Double.doubleToRawLongBits(-0.0);
-        final long zero = Double.doubleToRawLongBits(0.0);
-        for (double[] values : new double[][] {{0.0, -0.0}, {-0.0, 0.0}, {1.0, 0.0, -0.0, 2.0}, {-1.0, -0.0, 0.0}}) {
-            final HeapArray a = HeapArray.of(values);
-            final String what = java.util.Arrays.toString(values);
-            if (values[0] != -1.0) {
-                assertEquals(negativeZero, Double.doubleToRawLongBits(a.min()), what);
-            }
-            if (values[values.length - 1] != 2.0) {
-                assertEquals(zero, Double.doubleToRawLongBits(a.max()), what);
-            }
+        // values, then the bits of the expected min and max
+        final double[][] cases = {
+            {0.0, -0.0}, {-0.0, 0.0}, {1.0, 0.0, -0.0, 2.0}, {-1.0, -0.0, 0.0},
+        };
+        final double[][] expected = {{-0.0, 0.0}, {-0.0, 0.0}, {-0.0, 2.0}, {-1.0, 0.0}};
+        for (int c = 0; c < cases.length; c++) {
+            final HeapArray a = HeapArray.of(cases[c]);
+            final String what = java.util.Arrays.toString(cases[c]);
+            assertEquals(Double.doubleToRawLongBits(expected[c][0]), Double.doubleToRawLongBits(a.min()), what);
+            assertEquals(Double.doubleToRawLongBits(expected[c][1]), Double.doubleToRawLongBits(a.max()), what);
         }
-        assertEquals(negativeZero, Double.doubleToRawLongBits(HeapArray.of(new float[] {0.0f, -0.0f}).min()));
+        assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(HeapArray.of(new float[] {0.0f, -0.0f}).min()));
     }
 
     @Test
