@@ -1251,19 +1251,33 @@ public final class SharedArray extends NdArray implements AutoCloseable {
 
         /**
          * Creates the zero-filled array; its file is preallocated so a full filesystem fails here, never
-         * later as a crash.
+         * later as a crash. Arrays this process keeps only for reuse ({@link SharedArrays#registerArrayCache}, a
+         * pool's copies of heap arguments) are released first when the new one would otherwise lack room.
          *
          * @return the array; release it when done
          * @throws IllegalArgumentException when a dimension is negative, there are too many, or the byte size
          *     overflows 2^63 (no file is created)
          * @throws IllegalStateException when the JVM is exiting (sharray's shutdown hook has run): nothing would
          *     delete the array's files before the next reaper pass, and its folder is gone
+         * @throws InsufficientSpaceException when its folder lacks the room, even after cached arrays were released
          */
         public SharedArray create() {
             return InterruptsSetAside.call(this::createNow);
         }
 
         private SharedArray createNow() {
+            try {
+                return createOnce();
+            } catch (InsufficientSpaceException e) {
+                // arrays kept only for reuse (a pool's copies of heap arguments) give way to this one
+                if (ArrayCaches.releaseAll() == 0) {
+                    throw e;
+                }
+                return createOnce();
+            }
+        }
+
+        private SharedArray createOnce() {
             Shapes.checkNewShape(shape, dtype);
             Segments.checkNotExiting();
             Reaper.onFirstUse();
@@ -1289,7 +1303,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             }
             // before any file: a process out of map entries is ended by the JVM's own next mapping
             Segments.ensureRoom(2, "a new array (its data and .ref files)");
-            Path dir = TempFolders.ownerFolder(TempFolders.selectRoot(folder, needed));
+            Path dir = TempFolders.ownerFolder(TempFolders.selectRoot(folder, needed, true));
             long free = TempFolders.usableSpace(dir);
             if (free >= 0 && free < needed) { // unknown (-1): the file's creation and preallocation tell
                 throw new InsufficientSpaceException(dir, needed, free);

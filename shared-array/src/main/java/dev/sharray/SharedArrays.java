@@ -8,8 +8,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.function.LongSupplier;
 
 /** Process-level operations on shared arrays: the reaper, listing, folders and leak reports. */
 public final class SharedArrays {
@@ -309,6 +311,24 @@ public final class SharedArrays {
     /** @param action an action given to {@link #runAtExit}, no longer to run */
     public static void forgetAtExit(Runnable action) {
         ExitActions.remove(action);
+    }
+
+    /**
+     * Registers a cache of arrays this process keeps only to reuse them (a {@code ProcessPool}'s copies of heap
+     * arguments). When a new array lacks room where it goes, or would leave {@code /dev/shm} for {@code
+     * java.io.tmpdir} for want of room there, {@link SharedArray.Builder#create()} has every registered cache release
+     * what it keeps, then looks again: a cache never costs a user's own array its place.
+     *
+     * @param releaseAll releases every array the cache keeps and returns their bytes (0 when it kept none); it runs on
+     *     the creating thread, so it must neither create arrays nor wait for another thread
+     */
+    public static void registerArrayCache(LongSupplier releaseAll) {
+        ArrayCaches.add(Objects.requireNonNull(releaseAll, "releaseAll"));
+    }
+
+    /** @param releaseAll a cache given to {@link #registerArrayCache}, no longer to ask */
+    public static void unregisterArrayCache(LongSupplier releaseAll) {
+        ArrayCaches.remove(releaseAll);
     }
 
     /**

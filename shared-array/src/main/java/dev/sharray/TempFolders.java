@@ -132,6 +132,16 @@ final class TempFolders {
 
     /** Chooses the root for an array of {@code bytes}, checked per array. */
     static Path selectRoot(Path explicit, long bytes) {
+        return selectRoot(explicit, bytes, false);
+    }
+
+    /**
+     * Chooses the root for an array of {@code bytes}, checked per array.
+     *
+     * @param releaseCaches whether to have the process's array caches release what they keep ({@link ArrayCaches})
+     *     before leaving {@code /dev/shm} for want of room: set for a new array, not for a look at where arrays go
+     */
+    static Path selectRoot(Path explicit, long bytes, boolean releaseCaches) {
         if (explicit != null) {
             return explicit.toAbsolutePath();
         }
@@ -139,13 +149,17 @@ final class TempFolders {
         if (configured != null) {
             return configured;
         }
-        // free - headroom, not bytes + headroom: that sum wraps negative for a size near 2^63
-        if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM) && usableSpace(DEV_SHM) - SHM_HEADROOM >= bytes
-                && (bytes < MEMORY_CHECK_BYTES || memoryRoom(DEV_SHM) - SHM_HEADROOM >= bytes)
-                && DevShm.USABLE) {
+        if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM) && DevShm.USABLE
+                && (devShmHasRoom(bytes) || releaseCaches && ArrayCaches.releaseAll() > 0 && devShmHasRoom(bytes))) {
             return DEV_SHM;
         }
         return Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+    }
+
+    private static boolean devShmHasRoom(long bytes) {
+        // free - headroom, not bytes + headroom: that sum wraps negative for a size near 2^63
+        return usableSpace(DEV_SHM) - SHM_HEADROOM >= bytes
+            && (bytes < MEMORY_CHECK_BYTES || memoryRoom(DEV_SHM) - SHM_HEADROOM >= bytes);
     }
 
     /** Whether this user may keep arrays in {@code /dev/shm}, told once per process (with a warning if not). */

@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.Iterator;
+import java.util.function.LongSupplier;
 
 /**
  * Shared copies of heap arrays kept after their tasks, so the next call that passes a heap array of the same
@@ -20,6 +21,9 @@ import java.util.Iterator;
  * pool's copies go) that the kept ones held. Within the budget, a copy may only push out copies no larger
  * than itself, oldest first, so one big array passed with small ones stays kept.
  *
+ * <p>Nor do they stand in the way of other arrays of this process: the cache is registered with {@link
+ * SharedArrays#registerArrayCache} while it keeps anything, so a create that lacks room has it release its copies.
+ *
  * <p>A copy is only kept when nothing but its owner's handle holds it
  * ({@link SharedArrays#totalReferences}): a task that returned the copy it received, or kept a reference to
  * it, leaves it with its holders, since writing the next call's data into it would change what they see.
@@ -31,6 +35,9 @@ public final class CopyCache implements AutoCloseable {
     private final Deque<SharedArray> kept = new ArrayDeque<>();
     private long keptBytes;
     private boolean closed;
+    /** What a create short of room calls: this cache's own, so that it can be unregistered. */
+    private final LongSupplier releaseForRoom = this::releaseKept;
+    private boolean registered;
 
     /** @param budgetBytes most bytes of copies kept at once; 0 keeps none */
     public CopyCache(long budgetBytes) {
@@ -49,7 +56,6 @@ public final class CopyCache implements AutoCloseable {
      * @return the copy, now the caller's, or {@code null} when none was kept
      */
     public SharedArray take(DType dtype, long[] shape) {
-        Deque<SharedArray> released;
         synchronized (this) {
             for (Iterator<SharedArray> it = kept.iterator(); it.hasNext(); ) {
                 SharedArray a = it.next();
@@ -59,11 +65,8 @@ public final class CopyCache implements AutoCloseable {
                     return a;
                 }
             }
-            released = new ArrayDeque<>(kept);
-            kept.clear();
-            keptBytes = 0;
         }
-        OpenedArrays.releaseAll(released);
+        releaseKept();
         return null;
     }
 
@@ -100,6 +103,10 @@ public final class CopyCache implements AutoCloseable {
                 }
                 kept.addLast(copy);
                 keptBytes += size;
+                if (!registered) {
+                    SharedArrays.registerArrayCache(releaseForRoom);
+                    registered = true;
+                }
             } else {
                 released.add(copy);
             }
@@ -125,16 +132,31 @@ public final class CopyCache implements AutoCloseable {
         return keptBytes;
     }
 
-    /** Releases every kept copy; later offers are released at once. Idempotent. */
-    @Override
-    public void close() {
+    /**
+     * Releases every kept copy, for an array that needs their room; later offers may be kept again.
+     *
+     * @return the bytes released
+     */
+    private long releaseKept() {
         Deque<SharedArray> all;
+        long bytes;
         synchronized (this) {
-            closed = true;
             all = new ArrayDeque<>(kept);
+            bytes = keptBytes;
             kept.clear();
             keptBytes = 0;
         }
         OpenedArrays.releaseAll(all);
+        return bytes;
+    }
+
+    /** Releases every kept copy; later offers are released at once. Idempotent. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            closed = true;
+        }
+        SharedArrays.unregisterArrayCache(releaseForRoom);
+        releaseKept();
     }
 }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sharray.DType;
+import dev.sharray.SharedArray;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -89,6 +91,33 @@ class FullTempFolderTest {
             assertTrue(cause.getMessage().contains("ProcessPool.Builder.tempFolder")
                 && !cause.getMessage().contains("SHARRAY_TEMP_FOLDER"), cause.getMessage());
             assertEquals(7, pool.submit((double[] a) -> a.length, new double[7]).get(30, TimeUnit.SECONDS));
+        }
+    }
+
+    /**
+     * The pool keeps its copy of a heap argument for the next call: in a folder the user shares with the pool, the
+     * copy took the room of the user's own next array, whose create then failed without saying why. It now has the
+     * pool's cache let go first. 8 MiB: the worker's rings, then 3 MiB kept, then the user's 3 MiB.
+     */
+    @Test
+    void thePoolsKeptCopyGivesWayToTheUsersOwnArray() throws Exception {
+        try (ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(mount).build()) {
+            final double[] arg = new double[3 << 17];
+            arg[5] = 5;
+            assertEquals(5.0, pool.submit((double[] a) -> a[5], arg).get(30, TimeUnit.SECONDS));
+            assertEquals(1, npyFiles(mount), "the pool keeps its copy for the next call");
+            try (SharedArray mine = SharedArray.builder(DType.FLOAT64, 3L << 17).folder(mount).create()) {
+                assertTrue(mine.path().startsWith(mount));
+                assertEquals(1, npyFiles(mount), "the kept copy made room");
+            }
+            assertEquals(5.0, pool.submit((double[] a) -> a[5], arg).get(30, TimeUnit.SECONDS), "the pool copies again");
+        }
+        assertEquals(0, npyFiles(mount), "close() released the copy kept again");
+    }
+
+    private static long npyFiles(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(p -> p.toString().endsWith(".npy")).count();
         }
     }
 
