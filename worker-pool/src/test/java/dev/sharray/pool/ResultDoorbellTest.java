@@ -79,6 +79,43 @@ class ResultDoorbellTest {
         assertThrows(IOException.class, () -> ResultDoorbell.open(dir.resolve("x".repeat(120))));
     }
 
+    /**
+     * A doorbell that fails while the pool runs is bound again at the same path: a worker whose ring failed had
+     * given up on it for good, so the parent, counting fewer connected workers than it has, kept its sleeps short
+     * for the pool's life (diff review 47). The ringer now tries again after a back-off.
+     */
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aRingerWhoseDoorbellFailedConnectsToTheOneBoundAgain(@TempDir Path dir) throws Exception {
+        final Path socket = dir.resolve("pool.bell");
+        final ResultDoorbell first = ResultDoorbell.open(socket);
+        try (DoorbellRinger ringer = new DoorbellRinger(socket)) {
+            ringer.ring();
+            awaitConnected(first, 1);
+            first.close(); // the old doorbell fails and goes
+            ringer.ring(); // a ring into the closed connection fails: the ringer backs off
+            ringer.ring();
+            final long boundAgain = System.nanoTime();
+            final ResultDoorbell second = ResultDoorbell.open(socket);
+            try {
+                while (System.nanoTime() - boundAgain < DoorbellRinger.RETRY_MIN_NANOS + 100_000_000L) {
+                    ringer.ring(); // a worker rings at each answer the sleeping parent waits for
+                    second.await(20_000_000);
+                }
+                awaitConnected(second, 1);
+            } finally {
+                second.close();
+            }
+        }
+    }
+
+    private static void awaitConnected(ResultDoorbell bell, int workers) throws IOException {
+        for (int i = 0; i < 100 && bell.connectedWorkers() < workers; i++) {
+            bell.await(10_000_000);
+        }
+        assertEquals(workers, bell.connectedWorkers(), "connected workers");
+    }
+
     @Test
     @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void connectionsThatHangUpOrSendJunkDoNotSilenceTheDoorbell(@TempDir Path dir) throws Exception {
