@@ -34,6 +34,13 @@ final class Segments {
      * roll back, as it sees only registered arrays and the JVM halts, mid-create too, once the hooks end.
      */
     private static final java.util.Set<Path> CREATING = new java.util.HashSet<>();
+    /**
+     * Left in its folder by an owner whose exit found arrays there that other processes still hold (its pool's
+     * workers, ending with it after a Ctrl-C to the process group): the last release of those removes the folder,
+     * though the owner may still be running its exit. Only the owner makes files in its folder, and not once its
+     * exit has begun, so a folder holding nothing else is done with.
+     */
+    static final String OWNER_EXITED = ".owner-exited";
     /** How long the exit hook waits for creates in progress; it deletes the files of those still going after. */
     private static final long CREATE_GRACE_MILLIS = 2_000;
     /**
@@ -545,13 +552,36 @@ final class Segments {
     private static void removeFolderIfOwnerEnded(Path folder) {
         final long[] owner = folder == null || folder.getFileName() == null ? null
             : TempFolders.parseOwner(folder.getFileName().toString());
-        if (owner == null || ProcessIdentity.isAlive(owner[0], owner[1])) {
+        if (owner == null || ProcessIdentity.isAlive(owner[0], owner[1])
+                && !Files.exists(folder.resolve(OWNER_EXITED), LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
+        removeIfDone(folder);
+    }
+
+    /**
+     * Removes an owner's folder that is empty, or holds only the {@link #OWNER_EXITED} mark. Each last release looks
+     * after its own deletion, so the last of several concurrent ones sees the folder done with.
+     *
+     * @return whether the folder is gone
+     */
+    private static boolean removeIfDone(Path folder) {
         try {
             Files.deleteIfExists(folder);
+            return true;
+        } catch (java.nio.file.DirectoryNotEmptyException e) {
+            try (java.util.stream.Stream<Path> entries = Files.list(folder)) {
+                if (!entries.allMatch(p -> p.getFileName().toString().equals(OWNER_EXITED))) {
+                    return false; // another array of that process is still held
+                }
+                Files.deleteIfExists(folder.resolve(OWNER_EXITED));
+                Files.deleteIfExists(folder);
+                return true;
+            } catch (IOException | java.io.UncheckedIOException again) {
+                return false; // removed meanwhile by another last release or a reaper, or it cannot be now
+            }
         } catch (IOException e) {
-            // not empty (another array of that process is still held), or a reaper claimed it first
+            return false; // a reaper claimed it first, or it cannot be removed now
         }
     }
 
@@ -658,11 +688,22 @@ final class Segments {
             awaitCreatesAndReleases(deadline);
         }
         for (Path folder : TempFolders.ownerFolders().values()) {
-            try {
-                Files.deleteIfExists(folder); // only succeeds when empty: arrays others hold stay
-            } catch (IOException e) {
-                // not empty: another process still holds an array in it; the reaper removes it later
+            if (!removeIfDone(folder)) {
+                markExited(folder);
             }
         }
+    }
+
+    /**
+     * Marks an owner folder whose arrays other processes still hold as done with ({@link #OWNER_EXITED}), for their
+     * last release to remove; and removes it now if that release came between the two looks.
+     */
+    private static void markExited(Path folder) {
+        try {
+            Files.createFile(folder.resolve(OWNER_EXITED));
+        } catch (IOException e) {
+            return; // gone meanwhile, or no room for even an empty file: the reaper removes it after this process
+        }
+        removeIfDone(folder);
     }
 }

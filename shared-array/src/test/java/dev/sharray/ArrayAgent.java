@@ -3,6 +3,8 @@ package dev.sharray;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -157,6 +159,20 @@ public final class ArrayAgent {
                     case "exit":
                         System.exit(0);
                         break;
+                    case "exit-slowly": { // a hook of the program's own keeps the JVM in its exit until w[1] exists
+                        final Path go = Path.of(w[1]);
+                        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                            for (int i = 0; i < 3000 && !Files.exists(go); i++) {
+                                try {
+                                    Thread.sleep(10);
+                                } catch (InterruptedException e) {
+                                    return;
+                                }
+                            }
+                        }));
+                        System.exit(0);
+                        break;
+                    }
                     default:
                         System.out.println("error unknown command " + w[0]);
                 }
