@@ -62,6 +62,8 @@ public final class ProcessPool implements AutoCloseable {
     private static final AtomicInteger POOL_SEQ = new AtomicInteger();
     /** The longest timeout that gets a deadline (~146 years); a longer one is none (see checkedTimeout). */
     private static final Duration LONGEST_TIMEOUT = Duration.ofNanos(Long.MAX_VALUE / 2);
+    /** The most chunks of one {@code mapChunks} call: the most elements a list (of its results) can hold. */
+    private static final long MAX_CHUNKS = Integer.MAX_VALUE - 8;
     /** Per function class: the task time its latest map call measured, 0 before one was measured (see TaskGrouping). */
     private static final ClassValue<AtomicLong> TASK_NANOS = new ClassValue<>() {
         @Override
@@ -566,12 +568,14 @@ public final class ProcessPool implements AutoCloseable {
      * pool does not do it for every function: one that reads a few elements would pay for pages it never
      * touches.
      *
-     * @param array        the array (any view with at least one dimension)
+     * @param array        the array (any view with at least one dimension; the rows of a one-dimensional array are
+     *                     its elements)
      * @param rowsPerChunk rows per chunk, at least 1; the last chunk may be shorter
      * @param fn           the function run on each chunk
      * @param <R>          result type
      * @return one result per chunk, in row order
-     * @throws IllegalArgumentException when {@code rowsPerChunk} is below 1 or {@code array} has no dimension
+     * @throws IllegalArgumentException when {@code rowsPerChunk} is below 1, {@code array} has no dimension, or the
+     *         call would make more than {@code Integer.MAX_VALUE - 8} chunks (more results than a list holds)
      * @throws RemoteTaskException when {@code fn} threw on a chunk; this and the other failures of a task are
      *         thrown as by {@link #map}: the first in row order, once every chunk has finished
      * @throws WorkerCrashedException when a worker died running a chunk
@@ -592,7 +596,14 @@ public final class ProcessPool implements AutoCloseable {
         // a released handle throws here as everywhere; an array without rows has no chunk that would find it out
         array.retain().release();
         final long rows = array.shape()[0];
-        final List<SharedArray> chunks = new ArrayList<>();
+        final long count = rows / rowsPerChunk + (rows % rowsPerChunk == 0 ? 0 : 1);
+        if (count > MAX_CHUNKS) {
+            throw new IllegalArgumentException("mapChunks would make " + count + " chunks of " + rowsPerChunk
+                + " rows from " + rows + " rows; a call makes at most " + MAX_CHUNKS + " (one result each): pass"
+                + " more rows per chunk");
+        }
+        // sized at once: a count this heap cannot hold fails here, before any view holds a reference
+        final List<SharedArray> chunks = new ArrayList<>((int) count);
         try {
             // by what is left, never start + rowsPerChunk: that wraps past Long.MAX_VALUE (an empty array may have
             // 2^62 rows and more)
@@ -602,7 +613,29 @@ public final class ProcessPool implements AutoCloseable {
             }
             return map(fn, chunks);
         } finally {
-            chunks.forEach(SharedArray::release);
+            releaseChunks(chunks);
+        }
+    }
+
+    /**
+     * Releases the views of a {@code mapChunks} call, last first, each dropped from the list before its release:
+     * after the views ran this JVM out of heap, what a release needs is found among those already dropped, where one
+     * failure left every later view's reference on the array until the JVM's exit.
+     */
+    private static void releaseChunks(List<SharedArray> chunks) {
+        Throwable first = null;
+        for (int i = chunks.size() - 1; i >= 0; i--) {
+            try {
+                chunks.remove(i).release();
+            } catch (RuntimeException | Error e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first instanceof Error) {
+            throw (Error) first;
+        }
+        if (first != null) {
+            throw (RuntimeException) first;
         }
     }
 

@@ -200,6 +200,21 @@ class SharedArrayPoolTest {
         }
     }
 
+    /**
+     * The chunks were never counted: a small rowsPerChunk over an array with 2^40 rows made views until the heap ran
+     * out (bigsizes review 48), though no list could hold that many results.
+     */
+    @Test
+    void moreChunksThanAListCanHoldAreRefusedBeforeAnyView() {
+        try (SharedArray empty = SharedArray.create(DType.UINT8, 1L << 40, 0)) {
+            final IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> pool.mapChunks(empty, 1, c -> 0));
+            assertTrue(e.getMessage().contains("mapChunks would make 1099511627776 chunks of 1 rows from 1099511627776"
+                + " rows; a call makes at most 2147483639"), e.getMessage());
+            assertEquals(1, SharedArrays.totalReferences(empty), "no view was left holding the array");
+        }
+    }
+
     /** Without rows no chunk touched the released handle, and the call returned [] where submit throws. */
     @Test
     void mapChunksOfAReleasedArrayWithoutRowsIsRefusedAsSubmitIs() {
