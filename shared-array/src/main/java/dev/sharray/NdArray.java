@@ -205,8 +205,30 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
      */
     public final float getFloat(long... index) {
         Conversions.checkRead(dtype, float.class);
-        long loc = locate(index);
-        return dtype == DType.FLOAT32 ? readFloat(loc) : (float) valueAsLong(loc);
+        return floatAt(locate(index));
+    }
+
+    /**
+     * 1-D form of {@link #getFloat(long...)}, without a varargs array.
+     *
+     * @param i the index
+     * @return the element
+     */
+    public final float getFloat(long i) {
+        Conversions.checkRead(dtype, float.class);
+        return floatAt(locate(i));
+    }
+
+    /**
+     * 2-D form of {@link #getFloat(long...)}, without a varargs array.
+     *
+     * @param i the row
+     * @param j the column
+     * @return the element
+     */
+    public final float getFloat(long i, long j) {
+        Conversions.checkRead(dtype, float.class);
+        return floatAt(locate(i, j));
     }
 
     /**
@@ -217,12 +239,30 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
      */
     public final void setFloat(float value, long... index) {
         Conversions.checkWrite(dtype, float.class);
-        long loc = locate(index);
-        if (dtype == DType.FLOAT32) {
-            writeFloat(loc, value);
-        } else {
-            writeDouble(loc, value);
-        }
+        putFloat(locate(index), value);
+    }
+
+    /**
+     * 1-D form of {@link #setFloat(float, long...)}, without a varargs array.
+     *
+     * @param value the value
+     * @param i the index
+     */
+    public final void setFloat(float value, long i) {
+        Conversions.checkWrite(dtype, float.class);
+        putFloat(locate(i), value);
+    }
+
+    /**
+     * 2-D form of {@link #setFloat(float, long...)}, without a varargs array.
+     *
+     * @param value the value
+     * @param i the row
+     * @param j the column
+     */
+    public final void setFloat(float value, long i, long j) {
+        Conversions.checkWrite(dtype, float.class);
+        putFloat(locate(i, j), value);
     }
 
     /**
@@ -237,6 +277,18 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     }
 
     /**
+     * 2-D form of {@link #getLong(long...)}, without a varargs array.
+     *
+     * @param i the row
+     * @param j the column
+     * @return the element
+     */
+    public final long getLong(long i, long j) {
+        Conversions.checkRead(dtype, long.class);
+        return valueAsLong(locate(i, j));
+    }
+
+    /**
      * Writes a long into an INT64 array (other dtypes could not hold every long).
      *
      * @param value the value
@@ -245,6 +297,18 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     public final void setLong(long value, long... index) {
         Conversions.checkWrite(dtype, long.class);
         writeLong(locate(index), value);
+    }
+
+    /**
+     * 2-D form of {@link #setLong(long, long...)}, without a varargs array.
+     *
+     * @param value the value
+     * @param i the row
+     * @param j the column
+     */
+    public final void setLong(long value, long i, long j) {
+        Conversions.checkWrite(dtype, long.class);
+        writeLong(locate(i, j), value);
     }
 
     /**
@@ -259,6 +323,29 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     }
 
     /**
+     * 1-D form of {@link #getInt(long...)}, without a varargs array.
+     *
+     * @param i the index
+     * @return the element
+     */
+    public final int getInt(long i) {
+        Conversions.checkRead(dtype, int.class);
+        return (int) valueAsLong(locate(i));
+    }
+
+    /**
+     * 2-D form of {@link #getInt(long...)}, without a varargs array.
+     *
+     * @param i the row
+     * @param j the column
+     * @return the element
+     */
+    public final int getInt(long i, long j) {
+        Conversions.checkRead(dtype, int.class);
+        return (int) valueAsLong(locate(i, j));
+    }
+
+    /**
      * Writes an int into an INT32, INT64 or FLOAT64 array.
      *
      * @param value the value
@@ -267,6 +354,29 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     public final void setInt(int value, long... index) {
         Conversions.checkWrite(dtype, int.class);
         storeLong(locate(index), value);
+    }
+
+    /**
+     * 1-D form of {@link #setInt(int, long...)}, without a varargs array.
+     *
+     * @param value the value
+     * @param i the index
+     */
+    public final void setInt(int value, long i) {
+        Conversions.checkWrite(dtype, int.class);
+        storeLong(locate(i), value);
+    }
+
+    /**
+     * 2-D form of {@link #setInt(int, long...)}, without a varargs array.
+     *
+     * @param value the value
+     * @param i the row
+     * @param j the column
+     */
+    public final void setInt(int value, long i, long j) {
+        Conversions.checkWrite(dtype, int.class);
+        storeLong(locate(i, j), value);
     }
 
     /**
@@ -281,6 +391,29 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     }
 
     /**
+     * 1-D form of {@link #getShort(long...)}, without a varargs array.
+     *
+     * @param i the index
+     * @return the element
+     */
+    public final short getShort(long i) {
+        Conversions.checkRead(dtype, short.class);
+        return (short) valueAsLong(locate(i));
+    }
+
+    /**
+     * 2-D form of {@link #getShort(long...)}, without a varargs array.
+     *
+     * @param i the row
+     * @param j the column
+     * @return the element
+     */
+    public final short getShort(long i, long j) {
+        Conversions.checkRead(dtype, short.class);
+        return (short) valueAsLong(locate(i, j));
+    }
+
+    /**
      * Writes a short into an INT16, INT32, INT64, FLOAT32 or FLOAT64 array.
      *
      * @param value the value
@@ -289,6 +422,29 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     public final void setShort(short value, long... index) {
         Conversions.checkWrite(dtype, short.class);
         storeLong(locate(index), value);
+    }
+
+    /**
+     * 1-D form of {@link #setShort(short, long...)}, without a varargs array.
+     *
+     * @param value the value
+     * @param i the index
+     */
+    public final void setShort(short value, long i) {
+        Conversions.checkWrite(dtype, short.class);
+        storeLong(locate(i), value);
+    }
+
+    /**
+     * 2-D form of {@link #setShort(short, long...)}, without a varargs array.
+     *
+     * @param value the value
+     * @param i the row
+     * @param j the column
+     */
+    public final void setShort(short value, long i, long j) {
+        Conversions.checkWrite(dtype, short.class);
+        storeLong(locate(i, j), value);
     }
 
     /**
@@ -303,6 +459,29 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     }
 
     /**
+     * 1-D form of {@link #getByte(long...)}, without a varargs array.
+     *
+     * @param i the index
+     * @return the element
+     */
+    public final byte getByte(long i) {
+        Conversions.checkRead(dtype, byte.class);
+        return readByte(locate(i));
+    }
+
+    /**
+     * 2-D form of {@link #getByte(long...)}, without a varargs array.
+     *
+     * @param i the row
+     * @param j the column
+     * @return the element
+     */
+    public final byte getByte(long i, long j) {
+        Conversions.checkRead(dtype, byte.class);
+        return readByte(locate(i, j));
+    }
+
+    /**
      * Writes a byte into any dtype but INT8/UINT8 conversions store the raw bits.
      *
      * @param value the value
@@ -310,12 +489,30 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
      */
     public final void setByte(byte value, long... index) {
         Conversions.checkWrite(dtype, byte.class);
-        long loc = locate(index);
-        if (dtype == DType.INT8 || dtype == DType.UINT8) {
-            writeByte(loc, value);
-        } else {
-            storeLong(loc, value);
-        }
+        putByte(locate(index), value);
+    }
+
+    /**
+     * 1-D form of {@link #setByte(byte, long...)}, without a varargs array.
+     *
+     * @param value the value
+     * @param i the index
+     */
+    public final void setByte(byte value, long i) {
+        Conversions.checkWrite(dtype, byte.class);
+        putByte(locate(i), value);
+    }
+
+    /**
+     * 2-D form of {@link #setByte(byte, long...)}, without a varargs array.
+     *
+     * @param value the value
+     * @param i the row
+     * @param j the column
+     */
+    public final void setByte(byte value, long i, long j) {
+        Conversions.checkWrite(dtype, byte.class);
+        putByte(locate(i, j), value);
     }
 
     // ---- bulk copies (row-major order of the view) ----
@@ -369,7 +566,9 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
     }
 
     /**
-     * Copies this view into {@code dst} in row-major order, without allocating (every dtype but INT64).
+     * Copies this view into {@code dst} in row-major order (every dtype but INT64): no array is allocated, and a dense
+     * FLOAT64 view allocates nothing at all; another dtype or layout allocates a few dozen bytes a call, none per
+     * element.
      *
      * @param dst exactly {@link #size()} elements
      * @throws IllegalArgumentException naming the destination's length and the array's size when they differ
@@ -655,6 +854,26 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
                 return (long) readFloat(loc);
             default:
                 return (long) readDouble(loc);
+        }
+    }
+
+    private float floatAt(long loc) {
+        return dtype == DType.FLOAT32 ? readFloat(loc) : (float) valueAsLong(loc);
+    }
+
+    private void putFloat(long loc, float value) {
+        if (dtype == DType.FLOAT32) {
+            writeFloat(loc, value);
+        } else {
+            writeDouble(loc, value);
+        }
+    }
+
+    private void putByte(long loc, byte value) {
+        if (dtype == DType.INT8 || dtype == DType.UINT8) {
+            writeByte(loc, value);
+        } else {
+            storeLong(loc, value);
         }
     }
 
