@@ -3,12 +3,12 @@ package dev.sharray.codec;
 import java.util.Arrays;
 
 /**
- * One thread's reusable argument arrays for engine calls, so a call needs none of its own (on {@code byte[][]}
+ * One thread's reusable argument arrays for engine calls (a virtual thread's, for one call: {@link ScratchSlot}), so a call needs none of its own (on {@code byte[][]}
  * shards it allocates nothing; see docs/codec.md for the other forms). Heap references
  * are cleared after each call so the scratch never keeps a caller's shards alive.
  */
 final class CallScratch {
-    private static final ThreadLocal<CallScratch> LOCAL = ThreadLocal.withInitial(CallScratch::new);
+    private static final ScratchSlot<CallScratch> LOCAL = new ScratchSlot<>(CallScratch::new);
 
     final byte[][] src = new byte[ErasureCodec.MAX_SHARDS][];
     final byte[][] dst = new byte[ErasureCodec.MAX_SHARDS][];
@@ -25,6 +25,11 @@ final class CallScratch {
 
     static CallScratch get() {
         return LOCAL.get();
+    }
+
+    /** @return how many were built (for tests) */
+    static long created() {
+        return LOCAL.created();
     }
 
     void clear() {

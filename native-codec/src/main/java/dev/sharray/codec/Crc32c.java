@@ -63,14 +63,19 @@ public final class Crc32c {
             return value;
         }
         if (buffer.isDirect() && NativeLib.available()) {
-            final BufferSessions sessions = CallScratch.get().sessions;
-            sessions.acquire(buffer, "the buffer");
             long result;
+            ScratchLoans.begin();
             try {
-                result = NativeLib.sc_crc32c(value, Buffers.base(buffer) + position, length);
+                final BufferSessions sessions = CallScratch.get().sessions;
+                sessions.acquire(buffer, "the buffer");
+                try {
+                    result = NativeLib.sc_crc32c(value, Buffers.base(buffer) + position, length);
+                } finally {
+                    sessions.releaseAll(); // its arena, if it has one, may close again
+                    Reference.reachabilityFence(buffer); // the memory stays mapped until the C code returns
+                }
             } finally {
-                sessions.releaseAll(); // its arena, if it has one, may close again
-                Reference.reachabilityFence(buffer); // the memory stays mapped until the C code returns
+                ScratchLoans.end();
             }
             if (result == NativeLib.FAULT) {
                 throw MemoryFaultException.inChecksum();

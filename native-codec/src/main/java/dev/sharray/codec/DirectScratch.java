@@ -4,14 +4,15 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * One thread's native work memory for the address-based engines: pointer arrays handed to C, and a
+ * One thread's native work memory for the address-based engines (a virtual thread's, for one call:
+ * {@link ScratchSlot}): pointer arrays handed to C, and a
  * staging area for heap shards. Never shared between threads (kernels are stateless; scratch is not).
  */
 final class DirectScratch {
     /** Bytes of each shard staged per kernel call on the heap paths: the staged stripe stays in L2. */
     static final int CHUNK = 16 * 1024;
     private static final int SLOT = ErasureCodec.MAX_SHARDS * Long.BYTES;
-    private static final ThreadLocal<DirectScratch> LOCAL = ThreadLocal.withInitial(DirectScratch::new);
+    private static final ScratchSlot<DirectScratch> LOCAL = new ScratchSlot<>(DirectScratch::new);
 
     private final ByteBuffer pointers = ByteBuffer.allocateDirect(4 * SLOT).order(ByteOrder.nativeOrder());
     private final long pointerBase = address(pointers);
@@ -23,6 +24,11 @@ final class DirectScratch {
 
     static DirectScratch get() {
         return LOCAL.get();
+    }
+
+    /** @return how many were built (for tests) */
+    static long created() {
+        return LOCAL.created();
     }
 
     /** Writes {@code count} addresses into pointer slot {@code slot} (0..3) and returns its address. */

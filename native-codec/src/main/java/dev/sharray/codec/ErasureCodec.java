@@ -569,10 +569,12 @@ public final class ErasureCodec implements AutoCloseable {
      * the tables stay allocated until the last running call is done.
      */
     private void enter() {
+        ScratchLoans.begin();
         long s;
         do {
             s = state.get();
             if ((s & CLOSED) != 0) {
+                ScratchLoans.end();
                 throw new IllegalStateException("this codec is closed: " + this);
             }
         } while (!state.compareAndSet(s, s + 1));
@@ -580,6 +582,7 @@ public final class ErasureCodec implements AutoCloseable {
 
     /** Counts a call out; the last call out of a closed codec frees its tables. */
     private void exit() {
+        ScratchLoans.end();
         if (state.decrementAndGet() == CLOSED) {
             freeTables();
         }

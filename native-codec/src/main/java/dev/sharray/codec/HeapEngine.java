@@ -9,7 +9,7 @@ package dev.sharray.codec;
 abstract class HeapEngine implements Engine {
     /** Bytes of each shard staged per kernel call. */
     static final int CHUNK = 16 * 1024;
-    private static final ThreadLocal<HeapScratch> SCRATCH = ThreadLocal.withInitial(HeapScratch::new);
+    private static final ScratchSlot<HeapScratch> SCRATCH = new ScratchSlot<>(HeapScratch::new);
 
     @Override
     public final void dot(Tables t, long[] src, long[] dst, long len, boolean acc) {
