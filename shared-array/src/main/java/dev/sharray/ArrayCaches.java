@@ -10,6 +10,8 @@ import java.util.function.LongSupplier;
  */
 final class ArrayCaches {
     private static final CopyOnWriteArrayList<LongSupplier> CACHES = new CopyOnWriteArrayList<>();
+    /** Releases that freed something, ever (guarded by the class lock). */
+    private static long generation;
 
     private ArrayCaches() {
     }
@@ -22,12 +24,20 @@ final class ArrayCaches {
         CACHES.remove(releaseAll);
     }
 
+    /** @return how many releases have freed something: read before a look at the room, for {@link #releasedSince} */
+    static synchronized long generation() {
+        return generation;
+    }
+
     /**
-     * Has every cache release what it keeps, on this thread; one's failure does not stop the others.
+     * Has every cache release what it keeps, on this thread; one's failure does not stop the others. One release at a
+     * time: a second thread short of room waits for the first's, and then finds the room it made.
      *
-     * @return bytes released in all (0 when no cache kept anything, so there is nothing to try again for)
+     * @param seen {@link #generation()} before the caller found too little room
+     * @return whether room was freed since: by this call, or by another thread's since {@code seen} (the caches were
+     *     emptied for two threads short of room at once, and only one of them released anything)
      */
-    static long releaseAll() {
+    static synchronized boolean releasedSince(long seen) {
         long released = 0;
         for (LongSupplier cache : CACHES) {
             try {
@@ -36,6 +46,9 @@ final class ArrayCaches {
                 Log.get().warn("an array cache failed to release its arrays: {}", e.toString());
             }
         }
-        return released;
+        if (released > 0) {
+            generation++;
+        }
+        return generation != seen;
     }
 }

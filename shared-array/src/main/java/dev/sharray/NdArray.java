@@ -115,12 +115,11 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
      * @return the element
      */
     public final double getDouble(long i) {
-        long loc = locate(i);
         if (dtype == DType.FLOAT64) {
-            return readDouble(loc);
+            return readDouble(locate(i));
         }
-        Conversions.checkRead(dtype, double.class);
-        return valueAsDouble(loc);
+        Conversions.checkRead(dtype, double.class); // before the index, as the varargs form
+        return valueAsDouble(locate(i));
     }
 
     /**
@@ -131,12 +130,11 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
      * @return the element
      */
     public final double getDouble(long i, long j) {
-        long loc = locate(i, j);
         if (dtype == DType.FLOAT64) {
-            return readDouble(loc);
+            return readDouble(locate(i, j));
         }
-        Conversions.checkRead(dtype, double.class);
-        return valueAsDouble(loc);
+        Conversions.checkRead(dtype, double.class); // before the index, as the varargs form
+        return valueAsDouble(locate(i, j));
     }
 
     /**

@@ -1266,11 +1266,13 @@ public final class SharedArray extends NdArray implements AutoCloseable {
         }
 
         private SharedArray createNow() {
+            final long cachesReleased = ArrayCaches.generation();
             try {
                 return createOnce();
             } catch (InsufficientSpaceException e) {
-                // arrays kept only for reuse (a pool's copies of heap arguments) give way to this one
-                if (ArrayCaches.releaseAll() == 0) {
+                // arrays kept only for reuse (a pool's copies of heap arguments) give way to this one; the retry's own
+                // exception, if there is one, tells the room as it is now
+                if (!ArrayCaches.releasedSince(cachesReleased)) {
                     throw e;
                 }
                 return createOnce();

@@ -149,8 +149,9 @@ final class TempFolders {
         if (configured != null) {
             return configured;
         }
-        if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM) && DevShm.USABLE
-                && (devShmHasRoom(bytes) || releaseCaches && ArrayCaches.releaseAll() > 0 && devShmHasRoom(bytes))) {
+        final long cachesReleased = releaseCaches ? ArrayCaches.generation() : 0;
+        if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM) && DevShm.USABLE && (devShmHasRoom(bytes)
+                || releaseCaches && ArrayCaches.releasedSince(cachesReleased) && devShmHasRoom(bytes))) {
             return DEV_SHM;
         }
         return Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();

@@ -96,6 +96,56 @@ class ArrayCachesTest {
     }
 
     /**
+     * Two threads short of room at once: the first emptied the caches, the second's release found nothing left and
+     * threw, though the first had made room for both (diff review 48: 87 of 400 paired creates). The second now waits
+     * for the first's release and looks again. 8 MiB: 6 MiB kept, then 3 MiB for each thread.
+     */
+    @Test
+    void aSecondThreadShortOfRoomFindsTheRoomTheFirstOnesReleaseMade() throws Exception {
+        final AtomicReference<SharedArray> kept = new AtomicReference<>(
+            SharedArray.builder(DType.FLOAT64, 6L << 17).folder(mount).create());
+        final java.util.concurrent.CountDownLatch releasing = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch mayRelease = new java.util.concurrent.CountDownLatch(1);
+        final LongSupplier cache = () -> {
+            final SharedArray a = kept.getAndSet(null);
+            if (a == null) {
+                return 0;
+            }
+            releasing.countDown();
+            try {
+                mayRelease.await(); // while the second thread fails its look at the room
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            a.release();
+            return a.byteSize();
+        };
+        SharedArrays.registerArrayCache(cache);
+        final java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            final java.util.concurrent.Future<SharedArray> first = threads.submit(this::threeMiB);
+            assertTrue(releasing.await(30, java.util.concurrent.TimeUnit.SECONDS), "the first thread released");
+            final Thread[] second = new Thread[1];
+            final java.util.concurrent.Future<SharedArray> other = threads.submit(() -> {
+                second[0] = Thread.currentThread();
+                return threeMiB();
+            });
+            for (int i = 0; i < 3000 && (second[0] == null || second[0].getState() != Thread.State.BLOCKED); i++) {
+                Thread.sleep(10); // the second found too little room, and waits for the release under way
+            }
+            mayRelease.countDown();
+            try (SharedArray a = first.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                 SharedArray b = other.get(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                assertTrue(a.path().startsWith(mount) && b.path().startsWith(mount));
+            }
+        } finally {
+            mayRelease.countDown();
+            threads.shutdownNow();
+            SharedArrays.unregisterArrayCache(cache);
+        }
+    }
+
+    /**
      * With no folder named, a /dev/shm short of room only because of a cache's array sent the new array to
      * java.io.tmpdir (disk). A child JVM in a mount namespace of its own, with a 120 MiB /dev/shm: 40 MiB kept leaves
      * 16 MiB beyond the 64 MiB headroom, too little for 30 MiB, unless the cache lets go.
@@ -112,6 +162,10 @@ class ArrayCachesTest {
             assertTrue(created.startsWith("created in /dev/shm/") && created.endsWith("cache released: true"), created);
             assertEquals(0, child.finish(), "the child exits normally (unshare needs root; CI runs as root)");
         }
+    }
+
+    private SharedArray threeMiB() {
+        return SharedArray.builder(DType.FLOAT64, 3L << 17).folder(mount).create();
     }
 
     private SharedArray fiveMiB() {

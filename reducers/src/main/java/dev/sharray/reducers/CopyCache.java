@@ -22,7 +22,8 @@ import java.util.function.LongSupplier;
  * than itself, oldest first, so one big array passed with small ones stays kept.
  *
  * <p>Nor do they stand in the way of other arrays of this process: the cache is registered with {@link
- * SharedArrays#registerArrayCache} while it keeps anything, so a create that lacks room has it release its copies.
+ * SharedArrays#registerArrayCache} from its first kept copy until {@link #close()}, so a create that lacks room has it
+ * release its copies.
  *
  * <p>A copy is only kept when nothing but its owner's handle holds it
  * ({@link SharedArrays#totalReferences}): a task that returned the copy it received, or kept a reference to

@@ -602,7 +602,7 @@ public final class ProcessPool implements AutoCloseable {
                 + " rows from " + rows + " rows; a call makes at most " + MAX_CHUNKS + " (one result each): pass"
                 + " more rows per chunk");
         }
-        // sized at once: a count this heap cannot hold fails here, before any view holds a reference
+        // sized at once: a list this heap cannot hold fails here, before any view holds a reference
         final List<SharedArray> chunks = new ArrayList<>((int) count);
         try {
             // by what is left, never start + rowsPerChunk: that wraps past Long.MAX_VALUE (an empty array may have
