@@ -101,8 +101,8 @@ final class ClassDataArchive {
         if (!Boolean.parseBoolean(System.getProperty("sharray.pool.cds", "true"))) {
             return null;
         }
-        if (turnArchivesOff(jvmOptions) || turnArchivesOff(environmentOptions("JAVA_TOOL_OPTIONS"))
-            || turnArchivesOff(environmentOptions("JDK_JAVA_OPTIONS")) || turnArchivesOff(environmentOptions("_JAVA_OPTIONS"))) {
+        final List<String> inherited = InheritedJavaOptions.all();
+        if (turnArchivesOff(jvmOptions) || turnArchivesOff(inherited)) {
             return null;
         }
         try {
@@ -110,6 +110,11 @@ final class ClassDataArchive {
             key.add(System.getProperty("java.home") + '\n' + System.getProperty("java.vm.version") + '\n');
             for (String a : args) {
                 key.add(a + '\n');
+            }
+            // the workers' JVMs read these too: an archive of their own, so that a start they make fail (an option
+            // the JVM refuses) is not blamed on, and does not discard, the archive of workers without them
+            for (String o : inherited) {
+                key.add("env " + o + '\n');
             }
             for (String entry : classpath.split(File.pathSeparator)) {
                 if (entry.isEmpty()) {
@@ -161,12 +166,6 @@ final class ClassDataArchive {
             }
         }
         return false;
-    }
-
-    /** @return the options in an environment variable the {@code java} launcher reads (workers inherit ours) */
-    private static List<String> environmentOptions(String variable) {
-        final String value = System.getenv(variable);
-        return value == null || value.isBlank() ? List.of() : List.of(value.trim().split("\\s+"));
     }
 
     /**

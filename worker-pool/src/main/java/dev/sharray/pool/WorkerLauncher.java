@@ -118,8 +118,10 @@ final class WorkerLauncher {
         args.add("-Djava.security.manager=disallow");
         // workers are short-lived helpers: no hsperfdata file (it would outlive a kill -9 in /tmp)
         args.add("-XX:-UsePerfData");
-        // without the jar the module flags are on the command line, and the graph is off whatever the collector
-        if ((jar == null || SERIAL_KEEPS_MODULE_GRAPH) && jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
+        // without the jar the module flags are on the command line, and the graph is off whatever the collector; one
+        // the user chose, here or in the environment the workers inherit, is theirs (two make a JVM refuse to start)
+        if ((jar == null || SERIAL_KEEPS_MODULE_GRAPH) && !InheritedJavaOptions.chooseCollector(jvmOptions)
+                && !InheritedJavaOptions.chooseCollector(InheritedJavaOptions.all())) {
             args.add("-XX:+UseSerialGC"); // it starts fastest
         }
         if (heapSize != null) {

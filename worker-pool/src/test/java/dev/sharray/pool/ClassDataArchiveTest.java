@@ -143,6 +143,21 @@ class ClassDataArchiveTest {
         }
     }
 
+    /**
+     * A collector chosen in the environment the workers inherit ({@code JAVA_TOOL_OPTIONS=-XX:+UseParallelGC}, common
+     * in container images): the pool added {@code -XX:+UseSerialGC} too, and every worker died at start ("Multiple
+     * garbage collectors selected": jvmvariety review 48) on JDK 25, and on JDK 17 without a launch jar. Both cases:
+     * with the cache folder, and with none (a file where it should be).
+     */
+    @Test
+    void aCollectorChosenInTheEnvironmentIsLeftToTheWorkers(@TempDir Path dir) throws Exception {
+        runsATask(dir, Map.of("JAVA_TOOL_OPTIONS", "-XX:+UseParallelGC"));
+        final Path noCache = Files.createDirectories(dir.resolve("no-cache"));
+        Files.writeString(noCache.resolve("cds"), "a file, not the cache folder");
+        final String out = runsATask(noCache, Map.of("JDK_JAVA_OPTIONS", "-XX:+UseParallelGC"));
+        assertFalse(out.contains("Multiple garbage collectors"), out);
+    }
+
     /** Options in {@code _JAVA_OPTIONS} reach every worker as those of the other two variables do: no trainer then. */
     @Test
     void noTrainerWhenUnderscoreJavaOptionsTurnArchivesOff(@TempDir Path dir) throws Exception {
