@@ -163,8 +163,10 @@ final class WorkerLauncher {
     /**
      * The folders workers make files in, as this JVM's: arrays a worker creates (a large result it shares, arrays a
      * task makes, a nested pool's) go where the parent's would, not to the worker's default ({@code /dev/shm} or
-     * {@code /tmp}), which may be small or read-only where the parent's folder is not. An option of the user's
-     * own, appended later, wins.
+     * {@code /tmp}), which may be small or read-only where the parent's folder is not. And the user name their
+     * folder is named after ({@code sharray-<user.name>}): a worker of a parent started with {@code -Duser.name}
+     * refused every array of its parent as outside a sharray folder. An option of the user's own, appended later,
+     * wins.
      *
      * @param tempRoot the pool's temp folder, or {@code null} for this JVM's {@code sharray.tempFolder}, if set
      */
@@ -177,6 +179,7 @@ final class WorkerLauncher {
             options.add("-Dsharray.tempFolder=" + Path.of(configured).toAbsolutePath());
         }
         options.add("-Djava.io.tmpdir=" + Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath());
+        options.add("-Duser.name=" + System.getProperty("user.name"));
         return options;
     }
 

@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import dev.sharray.ChildJvm;
 import dev.sharray.DType;
 import dev.sharray.SharedArray;
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,20 @@ class WorkerTempFolderTest {
             } else {
                 System.setProperty("sharray.tempFolder", before);
             }
+        }
+    }
+
+    /**
+     * A parent started with {@code -Duser.name}: its arrays are under {@code sharray-<that name>}, and its workers,
+     * started without it, refused every one as outside a sharray folder (jvmvariety review 48).
+     */
+    @Test
+    void workersOfAParentWithAUserNameOfItsOwnOpenItsArrays(@TempDir Path dir) throws Exception {
+        try (ChildJvm parent = ChildJvm.start(OtherUserNameChild.class,
+                List.of("-Duser.name=sharray-test-other", "-Dsharray.tempFolder=" + dir))) {
+            assertEquals("folder sharray-sharray-test-other", parent.readLine());
+            assertEquals("read 2.5", parent.readLine());
+            assertEquals(0, parent.finish());
         }
     }
 }
