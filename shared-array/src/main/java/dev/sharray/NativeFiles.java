@@ -460,6 +460,10 @@ public final class NativeFiles {
      * as the arrays' user folder (by uid), plus: nobody else may write to it.
      */
     private static void checkPrivate(Path root) throws IOException {
+        if (!Files.isDirectory(root.getParent())) {
+            // a mistyped or unmounted java.io.tmpdir: made here, parents and all, it stayed as a tree elsewhere
+            throw new IOException("java.io.tmpdir " + root.getParent() + " is not a folder");
+        }
         createPrivateFolders(root);
         TempFolders.requireOwnDirectory(root);
         Set<PosixFilePermission> mode = Files.getPosixFilePermissions(root, LinkOption.NOFOLLOW_LINKS);

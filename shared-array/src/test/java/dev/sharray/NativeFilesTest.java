@@ -159,6 +159,25 @@ class NativeFilesTest {
     }
 
     /**
+     * A java.io.tmpdir that does not exist (mistyped, not mounted yet): the fallback made it, parents and all, and
+     * the tree stayed (jvmvariety review 48: /nonexistent/tmp/...). The fallback is skipped instead.
+     */
+    @Test
+    void aMissingTempFolderIsNotMadeForTheFallback() throws IOException {
+        final String tmpdir = System.getProperty("java.io.tmpdir");
+        final Path missing = tmp.resolve("not-there").resolve("tmp");
+        System.setProperty("java.io.tmpdir", missing.toString());
+        try {
+            final Path root = NativeFiles.sharedTempRoot();
+            final IOException e = assertThrows(IOException.class, () -> NativeFiles.locate(jarUrl(), List.of(root)));
+            assertTrue(e.getMessage().contains("java.io.tmpdir " + missing + " is not a folder"), e.getMessage());
+            assertFalse(Files.exists(tmp.resolve("not-there")), "the missing folder was made");
+        } finally {
+            System.setProperty("java.io.tmpdir", tmpdir);
+        }
+    }
+
+    /**
      * Any root may be a folder shared with other users ({@code -Dsharray.nativeCache}, {@code XDG_CACHE_HOME}):
      * a cached copy with the right bytes is still not loaded from a folder another user can write to, or
      * one inside such a folder, since that user could swap the file (or the folder) between the byte check
