@@ -124,10 +124,22 @@ final class TempFolders {
     /** The configured root, if any: {@code SHARRAY_TEMP_FOLDER} or {@code -Dsharray.tempFolder}. */
     static Path configuredRoot() {
         String p = System.getProperty("sharray.tempFolder");
+        String source = "-Dsharray.tempFolder";
         if (p == null || p.isBlank()) {
             p = System.getenv("SHARRAY_TEMP_FOLDER");
+            source = "SHARRAY_TEMP_FOLDER";
         }
-        return p == null || p.isBlank() ? null : Path.of(p).toAbsolutePath();
+        if (p == null || p.isBlank()) {
+            return null;
+        }
+        try {
+            return Path.of(p).toAbsolutePath();
+        } catch (java.nio.file.InvalidPathException e) {
+            // a non-ASCII folder in a JVM whose file names are ASCII (LANG=C): the JDK's message names neither
+            throw new IllegalArgumentException(source + " " + p + " cannot be a file name in this JVM (file names are "
+                + System.getProperty("sun.jnu.encoding") + ": " + e.getReason() + "); use a UTF-8 locale"
+                + " (LANG=C.UTF-8) or a folder with an ASCII name", e);
+        }
     }
 
     /** Chooses the root for an array of {@code bytes}, checked per array. */

@@ -271,4 +271,24 @@ class TempFoldersTest {
             return s.toList();
         }
     }
+
+    /**
+     * A non-ASCII temp folder in a JVM whose file names are ASCII (LANG=C): the JDK's bare InvalidPathException named
+     * neither the setting nor the locale (jvmvariety review 48).
+     */
+    @Test
+    void aTempFolderThisJvmCannotNameSaysWhichSettingAndWhy(@TempDir Path dir) throws Exception {
+        // the folder's UTF-8 bytes through an argument file: this JVM's own encoding of a command line does not matter
+        final Path options = Files.write(dir.resolve("options"),
+            ("-Dsharray.tempFolder=" + dir + "/r\u00f6\u00f6t\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        try (ChildJvm child = ChildJvm.start(ArrayAgent.class, List.of("@" + options),
+                java.util.Map.of("LC_ALL", "C", "LANG", "C"))) {
+            child.expect("ready ");
+            child.send("create FLOAT64 3");
+            final String answer = child.readLine();
+            assertTrue(answer.startsWith("error IllegalArgumentException: -Dsharray.tempFolder ")
+                && answer.contains("cannot be a file name in this JVM") && answer.contains("LANG=C.UTF-8"), answer);
+            assertEquals(0, child.finish());
+        }
+    }
 }
