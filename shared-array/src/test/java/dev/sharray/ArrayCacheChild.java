@@ -15,7 +15,17 @@ public final class ArrayCacheChild {
     public static void main(String[] args) {
         final AtomicReference<SharedArray> kept = new AtomicReference<>(mib(Integer.parseInt(args[0])));
         System.out.println("kept in " + kept.get().path());
-        final LongSupplier cache = () -> {
+        final LongSupplier cache = releasing(kept);
+        SharedArrays.registerArrayCache(cache);
+        try (SharedArray created = mib(Integer.parseInt(args[1]))) {
+            System.out.println("created in " + created.path() + ", cache released: " + (kept.get() == null));
+        }
+        SharedArrays.unregisterArrayCache(cache);
+    }
+
+    /** @return a cache keeping {@code kept}: its release releases the array and says its bytes, once */
+    static LongSupplier releasing(AtomicReference<SharedArray> kept) {
+        return () -> {
             final SharedArray a = kept.getAndSet(null);
             if (a == null) {
                 return 0;
@@ -23,11 +33,6 @@ public final class ArrayCacheChild {
             a.release();
             return a.byteSize();
         };
-        SharedArrays.registerArrayCache(cache);
-        try (SharedArray created = mib(Integer.parseInt(args[1]))) {
-            System.out.println("created in " + created.path() + ", cache released: " + (kept.get() == null));
-        }
-        SharedArrays.unregisterArrayCache(cache);
     }
 
     private static SharedArray mib(int mib) {

@@ -293,7 +293,8 @@ final class ResultThread {
             // a temp folder path past the socket path limit fails for good, but "Too many open files" or a folder out of
             // inodes only for a while: tried again later, or long tasks would be polled for (~25x the parent's CPU)
             // as long as the pool lives
-            if (doorbellBackoffNanos == DOORBELL_RETRY_MIN_NANOS) {
+            // while the JVM exits the refusal is the exit's doing, and the pool is about to go: nothing to tell
+            if (doorbellBackoffNanos == DOORBELL_RETRY_MIN_NANOS && !dev.sharray.SharedArrays.jvmExiting()) {
                 err.println("[" + poolName + "] no result doorbell at " + doorbellPath + " (" + e
                     + "): results of long tasks are polled for until it can be bound");
             }
