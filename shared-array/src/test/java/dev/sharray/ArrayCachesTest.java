@@ -12,9 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -25,19 +24,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(PrivateRoot.class)
 class ArrayCachesTest {
-    private SmallTmpfs tmpfs;
-    private Path mount;
-
-    @BeforeEach
-    void mountSmallTmpfs() throws Exception {
-        tmpfs = SmallTmpfs.mount("size=8m");
-        mount = tmpfs.path();
-    }
-
-    @AfterEach
-    void unmount() throws Exception {
-        tmpfs.close();
-    }
+    @RegisterExtension
+    final SmallTmpfs tmpfs = new SmallTmpfs("size=8m");
 
     @Test
     void aCreateShortOfRoomHasTheCachesReleaseTheirArraysFirst() {
@@ -53,7 +41,7 @@ class ArrayCachesTest {
         try (SharedArray mine = fiveMiB()) {
             assertEquals(1, asked.get(), "the cache was asked once");
             assertFalse(Files.exists(keptPath), "the cache's array made room");
-            assertTrue(mine.path().startsWith(mount));
+            assertTrue(mine.path().startsWith(tmpfs.path()));
             mine.setDouble(7, 7);
         } finally {
             SharedArrays.unregisterArrayCache(cache);
@@ -77,7 +65,7 @@ class ArrayCachesTest {
         SharedArrays.registerArrayCache(keepsIt);
         try {
             final InsufficientSpaceException e = assertThrows(InsufficientSpaceException.class, this::fiveMiB);
-            assertTrue(e.getMessage().contains("not enough space in " + mount), e.getMessage());
+            assertTrue(e.getMessage().contains("not enough space in " + tmpfs.path()), e.getMessage());
             assertEquals(2, asked.get(), "both caches were asked, once");
             assertTrue(Files.exists(held.path()));
         } finally {
@@ -85,7 +73,7 @@ class ArrayCachesTest {
             SharedArrays.unregisterArrayCache(keepsIt);
             held.release();
         }
-        try (Stream<Path> files = list(mount)) {
+        try (Stream<Path> files = list(tmpfs.path())) {
             assertEquals(0, files.filter(Files::isRegularFile).count(), "a file was left");
         }
     }
@@ -98,7 +86,7 @@ class ArrayCachesTest {
     @Test
     void aSecondThreadShortOfRoomFindsTheRoomTheFirstOnesReleaseMade() throws Exception {
         final AtomicReference<SharedArray> kept = new AtomicReference<>(
-            SharedArray.builder(DType.FLOAT64, 6L << 17).folder(mount).create());
+            SharedArray.builder(DType.FLOAT64, 6L << 17).folder(tmpfs.path()).create());
         final java.util.concurrent.CountDownLatch releasing = new java.util.concurrent.CountDownLatch(1);
         final java.util.concurrent.CountDownLatch mayRelease = new java.util.concurrent.CountDownLatch(1);
         final LongSupplier cache = () -> {
@@ -131,7 +119,7 @@ class ArrayCachesTest {
             mayRelease.countDown();
             try (SharedArray a = first.get(30, java.util.concurrent.TimeUnit.SECONDS);
                  SharedArray b = other.get(30, java.util.concurrent.TimeUnit.SECONDS)) {
-                assertTrue(a.path().startsWith(mount) && b.path().startsWith(mount));
+                assertTrue(a.path().startsWith(tmpfs.path()) && b.path().startsWith(tmpfs.path()));
             }
         } finally {
             mayRelease.countDown();
@@ -160,11 +148,11 @@ class ArrayCachesTest {
     }
 
     private SharedArray threeMiB() {
-        return SharedArray.builder(DType.FLOAT64, 3L << 17).folder(mount).create();
+        return SharedArray.builder(DType.FLOAT64, 3L << 17).folder(tmpfs.path()).create();
     }
 
     private SharedArray fiveMiB() {
-        return SharedArray.builder(DType.FLOAT64, 5L << 17).folder(mount).create();
+        return SharedArray.builder(DType.FLOAT64, 5L << 17).folder(tmpfs.path()).create();
     }
 
     private static Stream<Path> list(Path dir) {

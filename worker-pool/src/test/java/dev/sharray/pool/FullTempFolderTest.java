@@ -14,9 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A pool's temp folder that fills up (a tmpfs, with arrays). The workers' ring files were sparse: {@code map} grew
@@ -27,29 +26,18 @@ import org.junit.jupiter.api.Test;
  * small tmpfs (CI runs as root): it fails, not skips, without it.
  */
 class FullTempFolderTest {
-    private SmallTmpfs tmpfs;
-    private Path mount;
-
-    @BeforeEach
-    void mountSmallTmpfs() throws Exception {
-        tmpfs = SmallTmpfs.mount("size=8m");
-        mount = tmpfs.path();
-    }
-
-    @AfterEach
-    void unmount() throws Exception {
-        tmpfs.close();
-    }
+    @RegisterExtension
+    final SmallTmpfs tmpfs = new SmallTmpfs("size=8m");
 
     @Test
     void aPoolInAFullFolderFailsToStartSayingSoAndLeavesNoRingFile() throws Exception {
-        fill(mount);
+        fill(tmpfs.path());
         final UncheckedIOException e = assertThrows(UncheckedIOException.class,
-            () -> ProcessPool.builder().workers(1).tempFolder(mount).build().close());
+            () -> ProcessPool.builder().workers(1).tempFolder(tmpfs.path()).build().close());
         assertTrue(String.valueOf(e.getCause()).contains("No space left on device"), String.valueOf(e.getCause()));
         // which folder: by default one the user never named
-        assertTrue(e.getCause().getMessage().contains("cannot write its ring file " + mount), e.getCause().getMessage());
-        try (Stream<Path> files = Files.walk(mount)) {
+        assertTrue(e.getCause().getMessage().contains("cannot write its ring file " + tmpfs.path()), e.getCause().getMessage());
+        try (Stream<Path> files = Files.walk(tmpfs.path())) {
             assertEquals(0, files.filter(p -> p.toString().endsWith(".ring")).count(), "a ring file was left");
         }
     }
@@ -59,18 +47,18 @@ class FullTempFolderTest {
     void anArgumentFileThatCannotBeWrittenIsNamed() throws Exception {
         final long page = 4096;
         final long ringPages = (RingFile.fileSize(1 << 20) + page - 1) / page;
-        try (FileOutputStream out = new FileOutputStream(mount.resolve("filler").toFile())) {
-            final long fill = Files.getFileStore(mount).getUsableSpace() - ringPages * page;
+        try (FileOutputStream out = new FileOutputStream(tmpfs.path().resolve("filler").toFile())) {
+            final long fill = Files.getFileStore(tmpfs.path()).getUsableSpace() - ringPages * page;
             final byte[] block = new byte[4096];
             for (long written = 0; written < fill; written += block.length) {
                 out.write(block);
             }
         }
         final UncheckedIOException e = assertThrows(UncheckedIOException.class,
-            () -> ProcessPool.builder().workers(1).tempFolder(mount).build().close());
-        assertTrue(e.getCause().getMessage().contains("cannot write its argument file " + mount)
+            () -> ProcessPool.builder().workers(1).tempFolder(tmpfs.path()).build().close());
+        assertTrue(e.getCause().getMessage().contains("cannot write its argument file " + tmpfs.path())
             && e.getCause().getMessage().contains("No space left on device"), e.getCause().getMessage());
-        try (Stream<Path> files = Files.walk(mount)) {
+        try (Stream<Path> files = Files.walk(tmpfs.path())) {
             assertEquals(0, files.filter(p -> p.toString().endsWith(".ring") || p.toString().endsWith(".args")).count(),
                 "a ring or argument file was left");
         }
@@ -83,7 +71,7 @@ class FullTempFolderTest {
      */
     @Test
     void aHeapArgumentWithoutRoomInThePoolsFolderNamesThePoolsSetting() throws Exception {
-        try (ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(mount).build()) {
+        try (ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(tmpfs.path()).build()) {
             final double[] big = new double[1 << 20]; // 8 MiB, beside the rings in 8 MiB
             final Exception e = assertThrows(Exception.class, () -> pool.submit((double[] a) -> a.length, big).get());
             final Throwable cause = e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
@@ -101,18 +89,18 @@ class FullTempFolderTest {
      */
     @Test
     void thePoolsKeptCopyGivesWayToTheUsersOwnArray() throws Exception {
-        try (ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(mount).build()) {
+        try (ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(tmpfs.path()).build()) {
             final double[] arg = new double[3 << 17];
             arg[5] = 5;
             assertEquals(5.0, pool.submit((double[] a) -> a[5], arg).get(30, TimeUnit.SECONDS));
-            assertEquals(1, npyFiles(mount), "the pool keeps its copy for the next call");
-            try (SharedArray mine = SharedArray.builder(DType.FLOAT64, 3L << 17).folder(mount).create()) {
-                assertTrue(mine.path().startsWith(mount));
-                assertEquals(1, npyFiles(mount), "the kept copy made room");
+            assertEquals(1, npyFiles(tmpfs.path()), "the pool keeps its copy for the next call");
+            try (SharedArray mine = SharedArray.builder(DType.FLOAT64, 3L << 17).folder(tmpfs.path()).create()) {
+                assertTrue(mine.path().startsWith(tmpfs.path()));
+                assertEquals(1, npyFiles(tmpfs.path()), "the kept copy made room");
             }
             assertEquals(5.0, pool.submit((double[] a) -> a[5], arg).get(30, TimeUnit.SECONDS), "the pool copies again");
         }
-        assertEquals(0, npyFiles(mount), "close() released the copy kept again");
+        assertEquals(0, npyFiles(tmpfs.path()), "close() released the copy kept again");
     }
 
     private static long npyFiles(Path dir) throws IOException {
@@ -123,9 +111,9 @@ class FullTempFolderTest {
 
     @Test
     void theRingsOfAStartedPoolTakeTrafficAfterItsFolderFilledUp() throws Exception {
-        final ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(mount).build();
+        final ProcessPool pool = ProcessPool.builder().workers(1).tempFolder(tmpfs.path()).build();
         try {
-            fill(mount);
+            fill(tmpfs.path());
             final String arg = "x".repeat(2000);
             for (int i = 0; i < 1500; i++) { // 3 MB each way: round both 1 MiB rings, over pages never touched before
                 assertEquals(2000, pool.submit((String s) -> s.length(), arg).get(30, TimeUnit.SECONDS));
