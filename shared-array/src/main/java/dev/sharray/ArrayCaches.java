@@ -10,8 +10,8 @@ import java.util.function.LongSupplier;
  */
 final class ArrayCaches {
     private static final CopyOnWriteArrayList<LongSupplier> CACHES = new CopyOnWriteArrayList<>();
-    /** Releases that freed something, ever (guarded by the class lock). */
-    private static long generation;
+    /** Releases that freed something, ever: written under the class lock, read without it by every create. */
+    private static volatile long generation;
 
     private ArrayCaches() {
     }
@@ -25,7 +25,7 @@ final class ArrayCaches {
     }
 
     /** @return how many releases have freed something: read before a look at the room, for {@link #releasedSince} */
-    static synchronized long generation() {
+    static long generation() {
         return generation;
     }
 
