@@ -1305,7 +1305,14 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             }
             // before any file: a process out of map entries is ended by the JVM's own next mapping
             Segments.ensureRoom(2, "a new array (its data and .ref files)");
-            Path dir = TempFolders.ownerFolder(TempFolders.selectRoot(folder, needed, true));
+            final Path dir;
+            try {
+                dir = TempFolders.ownerFolder(TempFolders.selectRoot(folder, needed, true));
+            } catch (RuntimeException e) {
+                // the exit hook began after the check above and removed this process's folder: refused in words
+                Segments.checkNotExiting();
+                throw e;
+            }
             long free = TempFolders.usableSpace(dir);
             if (free >= 0 && free < needed) { // unknown (-1): the file's creation and preallocation tell
                 throw new InsufficientSpaceException(dir, needed, free);
