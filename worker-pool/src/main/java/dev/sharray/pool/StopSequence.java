@@ -77,6 +77,12 @@ final class StopSequence {
                     for (Worker w : workers.all()) {
                         w.process.destroyForcibly();
                     }
+                    // nor may its kept copies: they would stay registered, taking room, for the JVM's life
+                    try {
+                        copies.close();
+                    } catch (RuntimeException | Error again) {
+                        // the stop's own failure is the one the caller gets
+                    }
                 }
                 stopped = true;
                 stopLock.notifyAll();

@@ -26,6 +26,10 @@ class StopFailureTest {
         final ProcessPool pool = ProcessPool.create(2);
         final List<Long> pids = pool.workerPids();
         assertEquals(3, pool.submit((Integer x) -> x + 1, 2).get(30, TimeUnit.SECONDS));
+        // a heap argument above maxBytes: the pool keeps its shared copy for the next call
+        final java.nio.file.Path kept = java.nio.file.Path.of(pool.submit(
+            (Object copy) -> ((dev.sharray.SharedArray) copy).path().toString(), new double[1 << 18]).get(30, TimeUnit.SECONDS));
+        assertTrue(java.nio.file.Files.exists(kept));
         pool.duringStop(() -> {
             throw new OutOfMemoryError("injected while stopping");
         });
@@ -33,6 +37,7 @@ class StopFailureTest {
         assertTimeoutPreemptively(GUARD, pool::close, "a later close() waited for a stop that had failed");
         assertTimeoutPreemptively(GUARD, pool::shutdownNow);
         assertTrue(pool.isClosed());
+        assertFalse(java.nio.file.Files.exists(kept), "the failed stop left the pool's kept copy");
         for (long pid : pids) {
             ProcessHandle.of(pid).ifPresent(p -> assertTimeoutPreemptively(GUARD, () -> p.onExit().get()));
             assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "worker " + pid + " outlived the pool");
