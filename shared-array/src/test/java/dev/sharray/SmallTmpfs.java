@@ -40,6 +40,9 @@ public final class SmallTmpfs implements BeforeEachCallback, AfterEachCallback {
     /** Unmounts it (lazily: a file still open keeps it until closed) and deletes the folder. */
     @Override
     public void afterEach(ExtensionContext context) throws Exception {
+        if (path == null) {
+            return; // no folder was made
+        }
         new ProcessBuilder("umount", "-l", path.toString()).start().waitFor();
         Files.deleteIfExists(path);
     }

@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import dev.sharray.SharedArrays;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -294,7 +295,7 @@ final class ResultThread {
             // inodes only for a while: tried again later, or long tasks would be polled for (~25x the parent's CPU)
             // as long as the pool lives
             // while the JVM exits the refusal is the exit's doing, and the pool is about to go: nothing to tell
-            if (doorbellBackoffNanos == DOORBELL_RETRY_MIN_NANOS && !dev.sharray.SharedArrays.jvmExiting()) {
+            if (doorbellBackoffNanos == DOORBELL_RETRY_MIN_NANOS && !SharedArrays.jvmExiting()) {
                 err.println("[" + poolName + "] no result doorbell at " + doorbellPath + " (" + e
                     + "): results of long tasks are polled for until it can be bound");
             }
