@@ -96,10 +96,14 @@ public final class NativeFiles {
      * every JVM (~13 ms, with a {@code SecureRandom} for the name): sets {@code jna.boot.library.path} to
      * the cached copy's folder. Call before JNA's first use; does nothing when the property is set already,
      * or when the library cannot be found or cached (JNA then extracts it as usual). Never throws.
+     *
+     * @return whether JNA will load its library from a folder named for it ({@code jna.boot.library.path}, set here
+     *     or by the user); false when JNA will extract it itself, which fails, with a long warning of its own, where
+     *     no folder could be written to
      */
-    public static synchronized void prepareJna() {
+    public static synchronized boolean prepareJna() {
         if (preparingJna || System.getProperty(JNA_BOOT_PATH) != null || !onLinuxAmd64()) {
-            return;
+            return System.getProperty(JNA_BOOT_PATH) != null;
         }
         // the owner check of a shared fallback root may ask libc (Posix) for the uid, whose set-up calls this
         // again on the same thread: that inner call returns at once, and JNA extracts its library itself
@@ -110,10 +114,12 @@ public final class NativeFiles {
                 // the loader of JNA's classes, so the library matches their version (a class literal does not initialise)
                 jnaLoader = com.sun.jna.Native.class.getClassLoader();
             } catch (LinkageError noJna) {
-                return;
+                return false;
             }
             final Path library = cached(jnaLoader, JNA_DISPATCH);
-            if (library != null) {
+            if (library == null) {
+                return false;
+            } else {
                 System.setProperty(JNA_BOOT_PATH, library.getParent().toString());
                 if (System.getProperty(JNA_TMPDIR) == null && !hasCacheHome()) {
                     // JNA's start-up cleans its temporary folder, $XDG_CACHE_HOME/JNA/temp or ~/.cache/JNA/temp,
@@ -121,6 +127,7 @@ public final class NativeFiles {
                     // "?/.cache/JNA/temp" in the working folder of every JVM. It needs none with the boot path set.
                     System.setProperty(JNA_TMPDIR, library.getParent().toString());
                 }
+                return true;
             }
         } finally {
             preparingJna = false;

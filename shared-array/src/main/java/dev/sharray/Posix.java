@@ -31,18 +31,40 @@ final class Posix {
     private static final boolean AVAILABLE;
 
     static {
-        boolean ok;
-        try {
-            NativeFiles.prepareJna();
-            Native.register(Posix.class, Platform.C_LIBRARY_NAME);
-            ok = true;
-        } catch (Throwable e) {
-            ok = false;
+        Throwable failure;
+        if (NativeFiles.prepareJna() || Boolean.getBoolean("jna.debug_load")) {
+            failure = register();
+        } else {
+            // JNA extracts its library itself: where it cannot, it logs 15 lines of warning and stack trace before
+            // failing, for a fallback said here in one line
+            final java.util.logging.Logger jnaLog = java.util.logging.Logger.getLogger("com.sun.jna.Native");
+            final java.util.logging.Level level = jnaLog.getLevel();
+            jnaLog.setLevel(java.util.logging.Level.OFF);
+            try {
+                failure = register();
+            } finally {
+                jnaLog.setLevel(level);
+            }
+            if (failure != null) {
+                Log.get().warn("sharray: JNA cannot load its native library ({}): file calls fall back to slower pure"
+                    + " Java; name a folder it can write and run from with -Dsharray.nativeCache or XDG_CACHE_HOME",
+                    failure.getMessage());
+            }
         }
-        AVAILABLE = ok;
+        AVAILABLE = failure == null;
     }
 
     private Posix() {
+    }
+
+    /** @return null when bound, else why not */
+    private static Throwable register() {
+        try {
+            Native.register(Posix.class, Platform.C_LIBRARY_NAME);
+            return null;
+        } catch (Throwable e) {
+            return e;
+        }
     }
 
     private static native int open(String path, int flags) throws LastErrorException;

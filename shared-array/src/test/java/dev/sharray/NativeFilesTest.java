@@ -332,6 +332,29 @@ class NativeFilesTest {
         }
     }
 
+    /**
+     * With no folder JNA's library could be put in (no cache home, java.io.tmpdir not a folder), JNA's own extraction
+     * failed with 15 lines of warning and stack trace on the first create, before the pure-Java fallback (JVM variety
+     * review 48, F4). It says so in one line now.
+     */
+    @Test
+    void nowhereToPutJnasLibraryIsSaidInOneLine() throws Exception {
+        final Path notAFolder = Files.writeString(tmp.resolve("not-a-folder"), "");
+        final ProcessBuilder pb = new ProcessBuilder(JvmFlags.javaCommand(List.of(
+            "-Duser.home=" + notAFolder.resolve("home"), "-Djava.io.tmpdir=" + notAFolder.resolve("tmp")),
+            JnaChild.class.getName())).redirectErrorStream(true);
+        pb.environment().remove("XDG_CACHE_HOME");
+        final Process p = pb.start();
+        final String out = new String(p.getInputStream().readAllBytes());
+        assertEquals(0, p.waitFor(), out);
+        assertTrue(out.contains("libc bound: false"), "the premise: JNA could not load its library\n" + out);
+        final List<String> said = out.lines().filter(l -> l.contains("JNA")).collect(Collectors.toList());
+        assertEquals(1, said.size(), out);
+        assertTrue(said.get(0).contains("JNA cannot load its native library (") && said.get(0).contains("temporary directory")
+            && said.get(0).contains("-Dsharray.nativeCache"), said.get(0));
+        assertFalse(out.contains("\tat "), "no stack trace:\n" + out);
+    }
+
     /** Child side: binds libc through {@link Posix} (JNA's first use), then reports which libjnidispatch it mapped. */
     public static final class JnaChild {
         public static void main(String[] args) throws IOException {
