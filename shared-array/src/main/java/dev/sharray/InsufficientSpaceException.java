@@ -16,6 +16,8 @@ public class InsufficientSpaceException extends IllegalStateException {
     private final transient Path folder;
     private final long requestedBytes;
     private final long freeBytes;
+    /** Whether the room that lacked is memory (a tmpfs's), not the folder's file system's. */
+    private final boolean memory;
 
     /**
      * @param folder where the array would have been created
@@ -28,6 +30,7 @@ public class InsufficientSpaceException extends IllegalStateException {
         this.folder = folder;
         this.requestedBytes = requestedBytes;
         this.freeBytes = freeBytes;
+        this.memory = false;
     }
 
     /**
@@ -46,13 +49,16 @@ public class InsufficientSpaceException extends IllegalStateException {
         this.folder = folder;
         this.requestedBytes = requestedBytes;
         this.freeBytes = memoryBytes;
+        this.memory = true;
     }
 
-    private InsufficientSpaceException(String message, Path folder, long requestedBytes, long freeBytes) {
+    private InsufficientSpaceException(String message, Path folder, long requestedBytes, long freeBytes,
+                                       boolean memory) {
         super(message);
         this.folder = folder;
         this.requestedBytes = requestedBytes;
         this.freeBytes = freeBytes;
+        this.memory = memory;
     }
 
     /**
@@ -64,7 +70,7 @@ public class InsufficientSpaceException extends IllegalStateException {
      */
     public InsufficientSpaceException withRemedy(String remedy) {
         final InsufficientSpaceException e = new InsufficientSpaceException(getMessage().replace(REMEDY, remedy), folder,
-            requestedBytes, freeBytes);
+            requestedBytes, freeBytes, memory);
         e.initCause(this);
         return e;
     }
@@ -92,7 +98,7 @@ public class InsufficientSpaceException extends IllegalStateException {
                 + " memory cgroup limit, as in a container)" + why
             : "not enough space in " + folder + " to back " + file + need
                 + (freeBytes < 0 ? "the filesystem is full" : freeBytes + " bytes are free") + why;
-        return new InsufficientSpaceException(message, folder, requestedBytes, freeBytes);
+        return new InsufficientSpaceException(message, folder, requestedBytes, freeBytes, memory);
     }
 
     /** @return the folder that was too small */
@@ -105,8 +111,13 @@ public class InsufficientSpaceException extends IllegalStateException {
         return requestedBytes;
     }
 
-    /** @return bytes free at the time, or -1 if unknown */
+    /** @return bytes free at the time (of memory, when {@link #isMemoryShortage()}), or -1 if unknown */
     public long freeBytes() {
         return freeBytes;
+    }
+
+    /** @return whether what lacked is memory (the folder is a tmpfs, whose files are memory), not file system space */
+    public boolean isMemoryShortage() {
+        return memory;
     }
 }

@@ -1272,7 +1272,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
             } catch (InsufficientSpaceException e) {
                 // arrays kept only for reuse (a pool's copies of heap arguments) give way to this one; the retry's own
                 // exception, if there is one, tells the room as it is now
-                if (!ArrayCaches.releasedSince(cachesReleased)) {
+                if (!ArrayCaches.releasedSince(cachesReleased, e.folder(), e.requestedBytes(), e.freeBytes(),
+                        e.isMemoryShortage())) {
                     throw e;
                 }
                 return createOnce();

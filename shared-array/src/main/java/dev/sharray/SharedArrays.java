@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArraySet;
-import java.util.function.LongSupplier;
 
 /** Process-level operations on shared arrays: the reaper, listing, folders and leak reports. */
 public final class SharedArrays {
@@ -317,18 +316,18 @@ public final class SharedArrays {
      * Registers a cache of arrays this process keeps only to reuse them (a {@code ProcessPool}'s copies of heap
      * arguments). When a new array lacks room where it goes, or would leave {@code /dev/shm} for {@code
      * java.io.tmpdir} for want of room there, {@link SharedArray.Builder#create()} has every registered cache release
-     * what it keeps, then looks again: a cache never costs a user's own array its place.
+     * the arrays it keeps on that file system, when they and the room there are enough, then looks again: a cache never
+     * costs a user's own array its place, nor its own arrays when their release would not help.
      *
-     * @param releaseAll releases every array the cache keeps and returns their bytes (0 when it kept none); it runs on
-     *     the creating thread, so it must neither create arrays nor wait for another thread
+     * @param cache the cache; its methods run on the creating thread
      */
-    public static void registerArrayCache(LongSupplier releaseAll) {
-        ArrayCaches.add(Objects.requireNonNull(releaseAll, "releaseAll"));
+    public static void registerArrayCache(ArrayCache cache) {
+        ArrayCaches.add(Objects.requireNonNull(cache, "cache"));
     }
 
-    /** @param releaseAll a cache given to {@link #registerArrayCache}, no longer to ask */
-    public static void unregisterArrayCache(LongSupplier releaseAll) {
-        ArrayCaches.remove(releaseAll);
+    /** @param cache a cache given to {@link #registerArrayCache}, no longer to ask */
+    public static void unregisterArrayCache(ArrayCache cache) {
+        ArrayCaches.remove(cache);
     }
 
     /**

@@ -162,17 +162,19 @@ final class TempFolders {
             return configured;
         }
         final long cachesReleased = releaseCaches ? ArrayCaches.generation() : 0;
-        if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM) && DevShm.USABLE && (devShmHasRoom(bytes)
-                || releaseCaches && ArrayCaches.releasedSince(cachesReleased) && devShmHasRoom(bytes))) {
+        if (Files.isDirectory(DEV_SHM) && Files.isWritable(DEV_SHM) && DevShm.USABLE && (devShmRoom(bytes) >= bytes
+                || releaseCaches && ArrayCaches.releasedSince(cachesReleased, DEV_SHM, bytes, devShmRoom(bytes), false)
+                && devShmRoom(bytes) >= bytes)) {
             return DEV_SHM;
         }
         return Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
     }
 
-    private static boolean devShmHasRoom(long bytes) {
+    /** @return the bytes an array of {@code bytes} may take in {@code /dev/shm}, its headroom kept (may be < 0) */
+    private static long devShmRoom(long bytes) {
         // free - headroom, not bytes + headroom: that sum wraps negative for a size near 2^63
-        return usableSpace(DEV_SHM) - SHM_HEADROOM >= bytes
-            && (bytes < MEMORY_CHECK_BYTES || memoryRoom(DEV_SHM) - SHM_HEADROOM >= bytes);
+        final long space = usableSpace(DEV_SHM) - SHM_HEADROOM;
+        return bytes < MEMORY_CHECK_BYTES ? space : Math.min(space, memoryRoom(DEV_SHM) - SHM_HEADROOM);
     }
 
     /** Whether this user may keep arrays in {@code /dev/shm}, told once per process (with a warning if not). */

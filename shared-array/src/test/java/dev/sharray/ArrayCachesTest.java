@@ -9,8 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,44 +28,56 @@ class ArrayCachesTest {
 
     @Test
     void aCreateShortOfRoomHasTheCachesReleaseTheirArraysFirst() {
-        final AtomicReference<SharedArray> kept = new AtomicReference<>(fiveMiB());
-        final Path keptPath = kept.get().path();
-        final AtomicInteger asked = new AtomicInteger();
-        final LongSupplier releasing = ArrayCacheChild.releasing(kept);
-        final LongSupplier cache = () -> {
-            asked.incrementAndGet();
-            return releasing.getAsLong();
-        };
+        final KeptArrayCache cache = new KeptArrayCache(fiveMiB());
+        final Path keptPath = cache.kept.get().path();
         SharedArrays.registerArrayCache(cache);
         try (SharedArray mine = fiveMiB()) {
-            assertEquals(1, asked.get(), "the cache was asked once");
+            assertEquals(1, cache.released.get(), "the cache released its array, once");
             assertFalse(Files.exists(keptPath), "the cache's array made room");
             assertTrue(mine.path().startsWith(tmpfs.path()));
             mine.setDouble(7, 7);
         } finally {
             SharedArrays.unregisterArrayCache(cache);
         }
-        assertEquals(1, asked.get(), "nothing asked a cache with room to spare");
+        assertEquals(1, cache.toldBytes.get(), "nothing asked a cache with room to spare");
     }
 
     @Test
     void whenNoCacheFreesAnythingTheCreateFailsAsBeforeAndACacheThatThrowsStopsNoOther() {
         final SharedArray held = fiveMiB();
         final AtomicInteger asked = new AtomicInteger();
-        final LongSupplier keepsIt = () -> {
-            asked.incrementAndGet();
-            return 0;
+        final ArrayCache keepsIt = new ArrayCache() {
+            @Override
+            public long keptBytes(Predicate<SharedArray> where) {
+                asked.incrementAndGet();
+                return 8L << 20;
+            }
+
+            @Override
+            public long release(Predicate<SharedArray> where) {
+                asked.incrementAndGet();
+                return 0;
+            }
         };
-        final LongSupplier broken = () -> {
-            asked.incrementAndGet();
-            throw new IllegalStateException("broken cache");
+        final ArrayCache broken = new ArrayCache() {
+            @Override
+            public long keptBytes(Predicate<SharedArray> where) {
+                asked.incrementAndGet();
+                throw new IllegalStateException("broken cache");
+            }
+
+            @Override
+            public long release(Predicate<SharedArray> where) {
+                asked.incrementAndGet();
+                throw new IllegalStateException("broken cache");
+            }
         };
         SharedArrays.registerArrayCache(broken);
         SharedArrays.registerArrayCache(keepsIt);
         try {
             final InsufficientSpaceException e = assertThrows(InsufficientSpaceException.class, this::fiveMiB);
             assertTrue(e.getMessage().contains("not enough space in " + tmpfs.path()), e.getMessage());
-            assertEquals(2, asked.get(), "both caches were asked, once");
+            assertEquals(4, asked.get(), "both caches were asked what they keep, then to release it, once");
             assertTrue(Files.exists(held.path()));
         } finally {
             SharedArrays.unregisterArrayCache(broken);
@@ -79,29 +90,73 @@ class ArrayCachesTest {
     }
 
     /**
+     * A cache whose arrays are on another file system cannot make the room: it kept them all the same only when it
+     * was not asked; every create short of room emptied every cache (diff review 48, F2). Now it keeps them, and the
+     * create fails as it would have anyway.
+     */
+    @Test
+    void aCacheWhoseArraysAreOnAnotherFileSystemKeepsThem() {
+        final Path elsewhere = Path.of(System.getProperty("sharray.tempFolder"));
+        final KeptArrayCache cache = new KeptArrayCache(
+            SharedArray.builder(DType.FLOAT64, 5L << 17).folder(elsewhere).create());
+        final SharedArray held = fiveMiB();
+        SharedArrays.registerArrayCache(cache);
+        try {
+            assertThrows(InsufficientSpaceException.class, this::fiveMiB);
+            assertEquals(1, cache.toldBytes.get(), "the cache was asked what it keeps there");
+            assertEquals(0, cache.released.get(), "and kept its array, whose room is elsewhere");
+            assertTrue(Files.exists(cache.kept.get().path()));
+        } finally {
+            SharedArrays.unregisterArrayCache(cache);
+            held.release();
+            cache.release(a -> true);
+        }
+    }
+
+    /** Nor does a cache release arrays whose room, with what is free, is still too little for the new array. */
+    @Test
+    void aCacheWhoseArraysCannotMakeEnoughRoomKeepsThem() {
+        final KeptArrayCache cache = new KeptArrayCache(
+            SharedArray.builder(DType.FLOAT64, 1L << 17).folder(tmpfs.path()).create());
+        final SharedArray held = fiveMiB();
+        SharedArrays.registerArrayCache(cache);
+        try {
+            // 8 MiB: 1 MiB kept and 5 MiB held leave 2 MiB; 1 + 2 are too little for 5
+            final InsufficientSpaceException e = assertThrows(InsufficientSpaceException.class, this::fiveMiB);
+            assertEquals(0, cache.released.get(), "the cache kept its array: " + e.getMessage());
+            assertTrue(Files.exists(cache.kept.get().path()));
+            try (SharedArray fits = SharedArray.builder(DType.FLOAT64, 2L << 17).folder(tmpfs.path()).create()) {
+                // 1 + 2 are enough for 2: now it gives way
+                assertEquals(1, cache.released.get());
+                assertTrue(fits.path().startsWith(tmpfs.path()));
+            }
+        } finally {
+            SharedArrays.unregisterArrayCache(cache);
+            held.release();
+            cache.release(a -> true);
+        }
+    }
+
+    /**
      * Two threads short of room at once: the first emptied the caches, the second's release found nothing left and
      * threw, though the first had made room for both (diff review 48: 87 of 400 paired creates). The second now waits
      * for the first's release and looks again. 8 MiB: 6 MiB kept, then 3 MiB for each thread.
      */
     @Test
     void aSecondThreadShortOfRoomFindsTheRoomTheFirstOnesReleaseMade() throws Exception {
-        final AtomicReference<SharedArray> kept = new AtomicReference<>(
-            SharedArray.builder(DType.FLOAT64, 6L << 17).folder(tmpfs.path()).create());
         final java.util.concurrent.CountDownLatch releasing = new java.util.concurrent.CountDownLatch(1);
         final java.util.concurrent.CountDownLatch mayRelease = new java.util.concurrent.CountDownLatch(1);
-        final LongSupplier cache = () -> {
-            final SharedArray a = kept.getAndSet(null);
-            if (a == null) {
-                return 0;
+        final KeptArrayCache cache = new KeptArrayCache(
+                SharedArray.builder(DType.FLOAT64, 6L << 17).folder(tmpfs.path()).create()) {
+            @Override
+            void beforeRelease() {
+                releasing.countDown();
+                try {
+                    mayRelease.await(); // while the second thread fails its look at the room
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
-            releasing.countDown();
-            try {
-                mayRelease.await(); // while the second thread fails its look at the room
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            a.release();
-            return a.byteSize();
         };
         SharedArrays.registerArrayCache(cache);
         final java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
@@ -135,15 +190,29 @@ class ArrayCachesTest {
      */
     @Test
     void aCachesArrayDoesNotPushANewOneOutOfDevShm() throws Exception {
+        assertEquals("created in /dev/shm/", createdInChildWithSmallDevShm(40, 30));
+    }
+
+    /** An array too big for that /dev/shm even without the cache's 20 MiB goes to disk, the cache keeping them. */
+    @Test
+    void anArrayTooBigForDevShmAnywayLeavesTheCacheItsArray() throws Exception {
+        assertEquals("created in " + System.getProperty("sharray.tempFolder") + "/tmp/",
+            createdInChildWithSmallDevShm(20, 80));
+    }
+
+    /** @return where the child's new array went, up to its owner folder; asserts the cache released only for /dev/shm */
+    private static String createdInChildWithSmallDevShm(int keptMib, int newMib) throws Exception {
         final Path privateTmp = Files.createDirectories(Path.of(System.getProperty("sharray.tempFolder"), "tmp"));
         final List<String> inNamespace = List.of("unshare", "--mount", "--fork",
             "sh", "-c", "mount -t tmpfs -o size=120m none /dev/shm && exec \"$@\"", "sh");
         try (ChildJvm child = ChildJvm.startWrapped(inNamespace, ArrayCacheChild.class,
-                List.of("-Dsharray.tempFolder=", "-Djava.io.tmpdir=" + privateTmp), "40", "30")) {
+                List.of("-Dsharray.tempFolder=", "-Djava.io.tmpdir=" + privateTmp), "" + keptMib, "" + newMib)) {
             assertTrue(child.readLine().startsWith("kept in /dev/shm/"), "the child's premise: a private /dev/shm");
             final String created = child.readLine();
-            assertTrue(created.startsWith("created in /dev/shm/") && created.endsWith("cache released: true"), created);
+            final boolean inDevShm = created.startsWith("created in /dev/shm/");
+            assertTrue(created.endsWith("cache released: " + inDevShm), created);
             assertEquals(0, child.finish(), "the child exits normally (unshare needs root; CI runs as root)");
+            return inDevShm ? "created in /dev/shm/" : created.substring(0, created.indexOf("/sharray-root/") + 1);
         }
     }
 

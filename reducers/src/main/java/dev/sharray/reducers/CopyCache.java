@@ -1,5 +1,6 @@
 package dev.sharray.reducers;
 
+import dev.sharray.ArrayCache;
 import dev.sharray.DType;
 import dev.sharray.SharedArray;
 import dev.sharray.SharedArrays;
@@ -7,7 +8,7 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.Iterator;
-import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * Shared copies of heap arrays kept after their tasks, so the next call that passes a heap array of the same
@@ -23,7 +24,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Nor do they stand in the way of other arrays of this process: the cache is registered with {@link
  * SharedArrays#registerArrayCache} from its first kept copy until {@link #close()}, so a create that lacks room has it
- * release its copies.
+ * release its copies on that file system, when they and the room there are enough.
  *
  * <p>A copy is only kept when nothing but its owner's handle holds it
  * ({@link SharedArrays#totalReferences}): a task that returned the copy it received, or kept a reference to
@@ -31,13 +32,11 @@ import java.util.function.LongSupplier;
  *
  * <p>Thread-safe.
  */
-public final class CopyCache implements AutoCloseable {
+public final class CopyCache implements ArrayCache, AutoCloseable {
     private final long budgetBytes;
     private final Deque<SharedArray> kept = new ArrayDeque<>();
     private long keptBytes;
     private boolean closed;
-    /** What a create short of room calls: this cache's own, so that it can be unregistered. */
-    private final LongSupplier releaseForRoom = this::releaseKept;
     private boolean registered;
 
     /** @param budgetBytes most bytes of copies kept at once; 0 keeps none */
@@ -67,7 +66,7 @@ public final class CopyCache implements AutoCloseable {
                 }
             }
         }
-        releaseKept();
+        release(a -> true);
         return null;
     }
 
@@ -105,7 +104,7 @@ public final class CopyCache implements AutoCloseable {
                 kept.addLast(copy);
                 keptBytes += size;
                 if (!registered) {
-                    SharedArrays.registerArrayCache(releaseForRoom);
+                    SharedArrays.registerArrayCache(this);
                     registered = true;
                 }
             } else {
@@ -134,20 +133,43 @@ public final class CopyCache implements AutoCloseable {
     }
 
     /**
-     * Releases every kept copy, for an array that needs their room; later offers may be kept again.
+     * @param where selects kept copies
+     * @return bytes of the copies kept now that {@code where} selects
+     */
+    @Override
+    public synchronized long keptBytes(Predicate<SharedArray> where) {
+        long bytes = 0;
+        for (SharedArray a : kept) {
+            if (where.test(a)) {
+                bytes += a.byteSize();
+            }
+        }
+        return bytes;
+    }
+
+    /**
+     * Releases the kept copies {@code where} selects (for an array that needs their room); later offers may be kept
+     * again.
      *
+     * @param where selects kept copies
      * @return the bytes released
      */
-    private long releaseKept() {
-        Deque<SharedArray> all;
-        long bytes;
+    @Override
+    public long release(Predicate<SharedArray> where) {
+        final Deque<SharedArray> released = new ArrayDeque<>();
+        long bytes = 0;
         synchronized (this) {
-            all = new ArrayDeque<>(kept);
-            bytes = keptBytes;
-            kept.clear();
-            keptBytes = 0;
+            for (Iterator<SharedArray> it = kept.iterator(); it.hasNext(); ) {
+                final SharedArray a = it.next();
+                if (where.test(a)) {
+                    it.remove();
+                    keptBytes -= a.byteSize();
+                    bytes += a.byteSize();
+                    released.add(a);
+                }
+            }
         }
-        OpenedArrays.releaseAll(all);
+        OpenedArrays.releaseAll(released);
         return bytes;
     }
 
@@ -157,7 +179,7 @@ public final class CopyCache implements AutoCloseable {
         synchronized (this) {
             closed = true;
         }
-        SharedArrays.unregisterArrayCache(releaseForRoom);
-        releaseKept();
+        SharedArrays.unregisterArrayCache(this);
+        release(a -> true);
     }
 }

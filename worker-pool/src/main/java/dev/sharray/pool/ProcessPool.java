@@ -892,7 +892,8 @@ public final class ProcessPool implements AutoCloseable {
          * (for a 1 GiB {@code double[]} that is about three quarters of the cost). A copy that a task returned
          * or kept a reference to is never reused, and a call that needs a copy of another dtype or shape
          * first frees the kept ones, so they never take the space a new copy needs; so does any array this
-         * process creates that would otherwise lack room ({@code SharedArrays.registerArrayCache}). Kept copies
+         * process creates that would otherwise lack room their release can make ({@code
+         * SharedArrays.registerArrayCache}). Kept copies
          * are freed by {@link #close()}; 0 frees every copy when its call completes.
          *
          * @param bytes the budget, at least 0
