@@ -23,11 +23,15 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
     private final long maxBytes;
     private final Path root;
     private final CopyCache cache;
-    /** Arrays already shared, by identity; created on first use (most calls share no array at all). */
+    // Each made on first use: most tasks share no array at all, and a session is made per task.
+    /** Arrays already shared, by identity. */
     private Map<Object, Descriptor> seen = Map.of();
-    private final List<SharedArray> held = new ArrayList<>();
-    private final List<SharedArray> copies = new ArrayList<>();
-    private final List<SharedArray> originals = new ArrayList<>();
+    /** The references this session took on shared arrays ({@link #share}), in order. */
+    private List<SharedArray> held = List.of();
+    /** The arrays as the caller passed them, in the order of {@link #held}. */
+    private List<SharedArray> originals = List.of();
+    /** The copies of heap arrays this session made or took from the cache. */
+    private List<SharedArray> copies = List.of();
     private boolean closed;
 
     /**
@@ -61,6 +65,10 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
         Descriptor d = seen.get(array);
         if (d == null) {
             final SharedArray pinned = array.retain();
+            if (held.isEmpty()) {
+                held = new ArrayList<>(2);
+                originals = new ArrayList<>(2);
+            }
             held.add(pinned);
             originals.add(array);
             d = pinned.descriptor();
@@ -82,6 +90,9 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
         Descriptor d = seen.get(array);
         if (d == null) {
             final SharedArray copy = copy(array);
+            if (copies.isEmpty()) {
+                copies = new ArrayList<>(2);
+            }
             copies.add(copy);
             d = copy.descriptor();
             remember(array, d);
@@ -184,9 +195,9 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
                 }
             }
         }
-        held.clear();
-        copies.clear();
-        originals.clear();
+        held = List.of();
+        copies = List.of();
+        originals = List.of();
         seen = Map.of();
         if (first != null) {
             throw first;
