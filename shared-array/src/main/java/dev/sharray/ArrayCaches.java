@@ -55,15 +55,20 @@ final class ArrayCaches {
         if (!CACHES.isEmpty()) {
             final Predicate<SharedArray> where = anyFileSystem ? a -> true : onFileSystemOf(folder);
             final long[] selected = new long[1];
-            final Predicate<SharedArray> counted = a -> where.test(a) && ++selected[0] > 0;
+            final Predicate<SharedArray> counted = a -> {
+                if (!where.test(a)) {
+                    return false;
+                }
+                selected[0]++;
+                return true;
+            };
             long kept = 0;
             for (ArrayCache cache : CACHES) {
-                kept += ask(cache, c -> c.keptBytes(counted));
+                kept = saturatedSum(kept, ask(cache, c -> c.keptBytes(counted)));
             }
             // at most what a release frees: their data and, per array, its files' other bytes
-            final long freed = kept + Math.min(selected[0], Long.MAX_VALUE / 2 / FILE_BYTES_BEYOND_DATA)
-                * FILE_BYTES_BEYOND_DATA;
-            // room + freed >= needed, written so that neither can overflow; unknown room: the release may be enough
+            final long freed = saturatedSum(kept, Math.min(selected[0], 1L << 40) * FILE_BYTES_BEYOND_DATA);
+            // room + freed >= needed, written so that nothing can overflow; unknown room: the release may be enough
             if (kept > 0 && (room < 0 || freed >= needed - Math.min(room, needed))) {
                 long released = 0;
                 for (ArrayCache cache : CACHES) {
@@ -75,6 +80,12 @@ final class ArrayCaches {
             }
         }
         return generation != seen;
+    }
+
+    /** @return {@code a + b} for non-negative values, or {@link Long#MAX_VALUE} where that overflows */
+    private static long saturatedSum(long a, long b) {
+        final long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE : sum;
     }
 
     private static long ask(ArrayCache cache, java.util.function.ToLongFunction<ArrayCache> question) {
