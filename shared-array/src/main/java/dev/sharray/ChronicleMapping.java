@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.chronicle.core.io.ReferenceOwner;
+import net.openhft.chronicle.core.shutdown.PriorityHook;
 
 /**
  * {@link Backing#MAPPED_FILE}: one Chronicle Bytes single mapping of the whole file, any size. We hold
@@ -28,15 +29,25 @@ final class ChronicleMapping implements Mapping, ReferenceOwner {
         this.length = length;
     }
 
+    /** Chronicle's hooklet priorities run 0-100, lowest first: ours does nothing, so last. */
+    private static final int PRIORITY_AT_EXIT = 100;
     /** Whether Chronicle's classes have mapped a file in this JVM (their static set-up is done). */
     private static volatile boolean started;
 
+    /** Does nothing at exit: registered only to have Chronicle's own shutdown hook in place (see {@link #map}). */
+    private static final Runnable NOTHING_AT_EXIT = () -> { };
+
     static ChronicleMapping map(Path path, long length) {
-        if (!started && SharedArrays.jvmExiting()) {
-            // Chronicle's first use registers a shutdown hook, which the JVM refuses once it exits: its class then
-            // fails to initialize, and its releaser thread prints that failure (a Ctrl-C while the first array of
-            // over 2 GiB was being made)
-            throw new IllegalStateException("cannot create a shared array: this JVM is exiting");
+        if (!started) {
+            // Chronicle's first use registers its shutdown hook deep in a few hundred milliseconds of class set-up,
+            // which the JVM refuses once its exit has begun (a Ctrl-C while the first array of over 2 GiB is made): its
+            // releaser class then fails to initialize, and its thread prints that failure. Registered here first, with
+            // nothing of Chronicle's set up yet, the hook is in before the exit, or its refusal is this create's.
+            try {
+                PriorityHook.add(PRIORITY_AT_EXIT, NOTHING_AT_EXIT);
+            } catch (IllegalStateException exiting) {
+                throw new IllegalStateException("cannot create a shared array: this JVM is exiting", exiting);
+            }
         }
         MappedFile file;
         try {
