@@ -1,7 +1,6 @@
 package dev.sharray;
 
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The library's logger, created on first use: SLF4J's start-up costs ~15 ms, which a worker JVM that
@@ -17,6 +16,6 @@ final class Log {
     }
 
     private static final class Holder {
-        static final Logger LOGGER = LoggerFactory.getLogger("dev.sharray");
+        static final Logger LOGGER = Loggers.get("dev.sharray");
     }
 }

@@ -1,8 +1,8 @@
 package dev.sharray.codec;
 
+import dev.sharray.Loggers;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** Turns a requested backend (and optional SIMD cap) into a working engine. */
 final class Engines {
@@ -87,6 +87,6 @@ final class Engines {
 
     /** Created only when the fallback is logged: SLF4J's start-up costs ~10-15 ms a coding JVM need not pay. */
     private static final class Fallback {
-        static final Logger LOG = LoggerFactory.getLogger(ErasureCodec.class);
+        static final Logger LOG = Loggers.get(ErasureCodec.class.getName());
     }
 }

@@ -1,8 +1,8 @@
 package dev.sharray.pool;
 
+import dev.sharray.Loggers;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.LoggerFactory;
 
 /**
  * Says once per process why the pool's cache folder goes unused. Workers then start from the command line without a
@@ -24,7 +24,7 @@ final class CacheFolderNotice {
     static void unusable(Path folder, String what, Exception cause) {
         if (TOLD.compareAndSet(false, true)) {
             // the logger only now: SLF4J's start-up is not worth paying in every pool
-            LoggerFactory.getLogger("dev.sharray.pool").warn("worker JVMs start slower, without {} from {}: {}",
+            Loggers.get("dev.sharray.pool").warn("worker JVMs start slower, without {} from {}: {}",
                 what, folder, cause.getMessage());
         }
     }
