@@ -43,9 +43,10 @@ import java.util.zip.CRC32C;
  * {@code MessageDigest} costs ~15 ms of provider set-up that every worker would pay.
  *
  * <p>Cache root: {@code -Dsharray.nativeCache}, else {@code $XDG_CACHE_HOME/sharray}, else
- * {@code ~/.cache/sharray}; when that cannot be written, {@code java.io.tmpdir/sharray-<user>-native}
- * (created 0700 and refused unless owned by this user and closed to others). Under any root, a library is
- * loaded only from a folder that no other user can change ({@link #requireSafeFolder}).
+ * {@code ~/.cache/sharray} (an absolute home only); when that cannot be written, or is on a {@code noexec} mount,
+ * {@code java.io.tmpdir/sharray-<user>-native} (created 0700 and refused unless owned by this user and closed to
+ * others). Under any root, a library is loaded only from a folder that no other user can change
+ * ({@link #requireSafeFolder}).
  *
  * <p>For sharray's modules; not a general-purpose API.
  */
@@ -267,6 +268,9 @@ public final class NativeFiles {
      * @return the absolute path of the cached library
      */
     static Path extract(byte[] bytes, String fileName, Path root) throws IOException {
+        if (MountOptions.isNoExec(root)) {
+            throw new IOException(root + " is on a file system mounted noexec, from which no library can be loaded");
+        }
         Path folder = root.resolve(folderName(bytes)).toAbsolutePath();
         if (root.toAbsolutePath().equals(sharedTempRoot())) {
             checkPrivate(root.toAbsolutePath());
@@ -447,7 +451,9 @@ public final class NativeFiles {
                 roots.add(Path.of(xdg, "sharray"));
             } else {
                 String home = System.getProperty("user.home");
-                if (home != null && !home.isBlank() && !"?".equals(home)) {
+                // not "?" (a uid without a passwd entry), nor a relative $HOME (JDK 25 takes it for such a uid): the
+                // cache would be made in whatever folder the JVM runs in
+                if (home != null && !home.isBlank() && Path.of(home).isAbsolute()) {
                     roots.add(Path.of(home, ".cache", "sharray"));
                 }
             }

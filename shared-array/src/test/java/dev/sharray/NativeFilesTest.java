@@ -333,6 +333,28 @@ class NativeFilesTest {
     }
 
     /**
+     * JDK 25 takes user.home from a relative $HOME for a uid without a passwd entry (JDK 17 says "?"); the library
+     * cache was then made as relhome/.cache/sharray/... in the working folder (deployment review 49, F4). A relative
+     * home is passed over now, as "?" was.
+     */
+    @Test
+    void aRelativeHomeGetsNoCacheInTheWorkingFolder() throws Exception {
+        final Path cwd = Files.createDirectory(tmp.resolve("cwd-relative-home"));
+        final ProcessBuilder pb = new ProcessBuilder(JvmFlags.javaCommand(List.of("-Duser.home=relhome",
+            "-Djava.io.tmpdir=" + Files.createDirectory(tmp.resolve("tmp-relative-home"))), JnaChild.class.getName()))
+            .directory(cwd.toFile()).redirectErrorStream(true);
+        pb.environment().remove("XDG_CACHE_HOME");
+        final Process p = pb.start();
+        final String out = new String(p.getInputStream().readAllBytes());
+        assertEquals(0, p.waitFor(), out);
+        assertTrue(out.contains("libc bound: true") && out.contains("boot path: " + tmp.resolve("tmp-relative-home")),
+            "JNA's library came from the java.io.tmpdir root\n" + out);
+        try (Stream<Path> left = Files.list(cwd)) {
+            assertEquals(List.of(), left.collect(Collectors.toList()), "left in the working folder");
+        }
+    }
+
+    /**
      * With no folder JNA's library could be put in (no cache home, java.io.tmpdir not a folder), JNA's own extraction
      * failed with 15 lines of warning and stack trace on the first create, before the pure-Java fallback (JVM variety
      * review 48, F4). It says so in one line now.
@@ -353,6 +375,39 @@ class NativeFilesTest {
         assertTrue(said.get(0).contains("JNA cannot load its native library (") && said.get(0).contains("temporary directory")
             && said.get(0).contains("-Dsharray.nativeCache"), said.get(0));
         assertFalse(out.contains("\tat "), "no stack trace:\n" + out);
+    }
+
+    /**
+     * A cache home on a noexec mount (a hardened container's volume): the library extracted there, then failed to
+     * load ("failed to map segment from shared object"), and the codec ran its Java fallback although java.io.tmpdir
+     * could have held it (deployment review 49, F2). Such a root is passed over now. Needs root for the mount (CI runs
+     * as root).
+     */
+    @Test
+    void aRootOnANoexecMountIsPassedOver() throws IOException, InterruptedException {
+        final Path noexec = Files.createDirectories(tmp.resolve("noexec"));
+        final Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "noexec,size=4m", "tmpfs",
+            noexec.toString()).inheritIO().start();
+        assertEquals(0, mount.waitFor(), "mounting a tmpfs needs root (CI runs as root)");
+        try {
+            final Path fallback = Files.createDirectories(tmp.resolve("fallback"));
+            assertTrue(MountOptions.isNoExec(noexec.resolve("cache/not/made/yet")));
+            assertFalse(MountOptions.isNoExec(fallback));
+            assertEquals(fallback.resolve(NativeFiles.folderName(library)).resolve("libdemo.so"),
+                NativeFiles.locate(jarUrl(), List.of(noexec.resolve("cache"), fallback)));
+            assertFalse(Files.exists(noexec.resolve("cache")), "nothing was made on the noexec mount");
+            final IOException e = assertThrows(IOException.class,
+                () -> NativeFiles.locate(jarUrl(), List.of(noexec.resolve("cache"))));
+            assertTrue(e.getMessage().contains("mounted noexec"), e.getMessage());
+        } finally {
+            new ProcessBuilder("umount", noexec.toString()).inheritIO().start().waitFor();
+        }
+    }
+
+    @Test
+    void mountInfoPathsAreUnescaped() {
+        assertEquals("/mnt/my dir\\x", MountOptions.unescape("/mnt/my\\040dir\\134x"));
+        assertEquals("/mnt/\\04", MountOptions.unescape("/mnt/\\04"));
     }
 
     /** Child side: binds libc through {@link Posix} (JNA's first use), then reports which libjnidispatch it mapped. */
