@@ -29,23 +29,48 @@ final class MountOptions {
         if (real == null || info == null) {
             return false;
         }
+        final String target = real.toString();
         // mountinfo's fields: id, parent id, major:minor, root, mount point, mount options, ...; the mount of a path is
-        // the one with the longest mount point above it, the latest mounted (the later line) of equals
+        // the one with the longest mount point above it, the latest mounted (the later line) of equals. Plain string
+        // work: this runs in every worker's start-up, before anything is compiled.
+        final String text = new String(info, StandardCharsets.ISO_8859_1);
         int bestLength = -1;
         boolean noexec = false;
-        for (String line : new String(info, StandardCharsets.ISO_8859_1).split("\n")) {
-            final String[] fields = line.split(" ");
-            if (fields.length < 6) {
-                continue;
+        for (int line = 0; line < text.length(); ) {
+            int end = text.indexOf('\n', line);
+            end = end < 0 ? text.length() : end;
+            final int point = nthField(text, line, end, 4);
+            final int pointEnd = point < 0 ? -1 : text.indexOf(' ', point);
+            if (pointEnd > point && pointEnd < end) {
+                final String mountPoint = unescape(text.substring(point, pointEnd));
+                if (mountPoint.length() >= bestLength && isUnder(target, mountPoint)) {
+                    bestLength = mountPoint.length();
+                    final int optionsEnd = text.indexOf(' ', pointEnd + 1);
+                    final String options = text.substring(pointEnd + 1, optionsEnd < 0 || optionsEnd > end ? end : optionsEnd);
+                    noexec = (',' + options + ',').contains(",noexec,");
+                }
             }
-            final Path mountPoint = Path.of(unescape(fields[4]));
-            final int length = mountPoint.getNameCount();
-            if (real.startsWith(mountPoint) && length >= bestLength) {
-                bestLength = length;
-                noexec = (',' + fields[5] + ',').contains(",noexec,");
-            }
+            line = end + 1;
         }
         return noexec;
+    }
+
+    /** @return where the {@code n}th space-separated field (from 0) of the line begins, or -1 */
+    private static int nthField(String text, int from, int end, int n) {
+        int at = from;
+        for (int i = 0; i < n; i++) {
+            at = text.indexOf(' ', at);
+            if (at < 0 || at >= end) {
+                return -1;
+            }
+            at++;
+        }
+        return at;
+    }
+
+    private static boolean isUnder(String path, String mountPoint) {
+        return mountPoint.equals("/") || path.equals(mountPoint)
+            || path.startsWith(mountPoint) && path.charAt(mountPoint.length()) == '/';
     }
 
     private static Path nearestExistingRealPath(Path path) {
@@ -75,6 +100,9 @@ final class MountOptions {
      * @return the path, its bytes decoded as this JVM decodes file names
      */
     static String unescape(String field) {
+        if (field.indexOf('\\') < 0 && isAscii(field)) {
+            return field;
+        }
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream(field.length());
         for (int i = 0; i < field.length(); i++) {
             final char c = field.charAt(i);
@@ -86,6 +114,15 @@ final class MountOptions {
             }
         }
         return bytes.toString(fileNameCharset());
+    }
+
+    private static boolean isAscii(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) > 0x7f) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean isOctal(String s, int from) {

@@ -268,9 +268,6 @@ public final class NativeFiles {
      * @return the absolute path of the cached library
      */
     static Path extract(byte[] bytes, String fileName, Path root) throws IOException {
-        if (MountOptions.isNoExec(root)) {
-            throw new IOException(root + " is on a file system mounted noexec, from which no library can be loaded");
-        }
         Path folder = root.resolve(folderName(bytes)).toAbsolutePath();
         if (root.toAbsolutePath().equals(sharedTempRoot())) {
             checkPrivate(root.toAbsolutePath());
@@ -280,6 +277,11 @@ public final class NativeFiles {
             if (matches(target, bytes) && isSafeFile(target)) {
                 return target;
             }
+        }
+        // only before a copy is made, not in every start-up that finds one (reading the mounts costs a cold JVM
+        // ~0.5-3 ms): a root that was noexec when the library was first looked for never gets a copy
+        if (MountOptions.isNoExec(root)) {
+            throw new IOException(root + " is on a file system mounted noexec, from which no library can be loaded");
         }
         createPrivateFolders(folder);
         folder = requireSafeFolder(folder);
