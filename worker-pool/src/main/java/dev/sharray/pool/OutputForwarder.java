@@ -16,6 +16,12 @@ import java.util.List;
 final class OutputForwarder {
     /** The JVM prints this for every start with the project's flags; it says nothing about the worker. */
     private static final String INCUBATOR_WARNING = "WARNING: Using incubator modules: jdk.incubator.vector";
+    /**
+     * The launcher and the JVM print one of these at every start that takes options from the environment, which the
+     * workers inherit from the parent: the parent printed the same line already.
+     */
+    private static final String[] ENVIRONMENT_OPTION_NOTES = {"NOTE: Picked up JDK_JAVA_OPTIONS: ",
+        "Picked up JAVA_TOOL_OPTIONS: ", "Picked up _JAVA_OPTIONS: "};
     private static final int TAIL = 20;
     /** The longest line forwarded (and kept for crash reports) in one piece, in bytes. */
     static final int MAX_LINE_BYTES = 8192;
@@ -80,6 +86,19 @@ final class OutputForwarder {
         }
     }
 
+    /** @return whether the line is one every JVM start prints, which says nothing about this worker */
+    private static boolean isStartUpNote(String line) {
+        if (line.equals(INCUBATOR_WARNING)) {
+            return true;
+        }
+        for (String note : ENVIRONMENT_OPTION_NOTES) {
+            if (line.startsWith(note)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return where to cut {@code bytes[0, length)} so no UTF-8 sequence is split: before an incomplete last one */
     static int lastCharBoundary(byte[] bytes, int length) {
         int i = length - 1;
@@ -92,7 +111,7 @@ final class OutputForwarder {
     }
 
     private void accept(String line, String prefix, PrintStream target) {
-        if (line.equals(INCUBATOR_WARNING)) {
+        if (isStartUpNote(line)) {
             return;
         }
         fatalError.accept(line);
