@@ -23,6 +23,10 @@ public final class MappedRegion {
     public static final long MAX_LENGTH = Integer.MAX_VALUE;
 
     private static final SegmentMapper SEGMENTS = SegmentMapper.find();
+    /** Buffers the JDK returned with a bad address (see {@link #requireMappedAddress}), kept from their cleaners. */
+    private static final java.util.Queue<MappedByteBuffer> UNMAPPABLE = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** The smallest page of the platforms sharray runs on: every mapping's address is a multiple of it. */
+    private static final long PAGE = 4096;
 
     private final long address;
     private final long length;
@@ -54,10 +58,38 @@ public final class MappedRegion {
             throw new IllegalArgumentException("a mapped region is 1 to " + MAX_LENGTH + " bytes, not " + length);
         }
         if (SEGMENTS != null) {
-            return SEGMENTS.map(channel, length);
+            // a bad address's arena is left open and unreachable: its close would unmap that address (a shared arena is
+            // never closed by the GC)
+            final MappedRegion region = SEGMENTS.map(channel, length);
+            requireMappedAddress(region.address, length);
+            return region;
         }
         final MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
-        return new MappedRegion(BufferUtil.address(mapped), length, mapped, null);
+        final long address = BufferUtil.address(mapped);
+        try {
+            requireMappedAddress(address, length);
+        } catch (IOException e) {
+            // its cleaner would unmap the bad address once the GC found the buffer, fail, and end the JVM (JDK 17):
+            // the GC never finds it (a few bytes, kept once in a very long while)
+            UNMAPPABLE.add(mapped);
+            throw e;
+        }
+        return new MappedRegion(address, length, mapped, null);
+    }
+
+    /**
+     * The JDK passes on some of mmap's failures as the address: an interrupted call (EINTR, which the kernel gives only
+     * under a tracer's fault injection) came back as a mapping at -3, and the first access ended the JVM (SIGSEGV).
+     *
+     * @param address what the JDK returned as the mapping's address
+     * @param length  the mapping's length
+     * @throws IOException unless {@code address} is a page-aligned address above 0
+     */
+    static void requireMappedAddress(long address, long length) throws IOException {
+        if (address <= 0 || (address & (PAGE - 1)) != 0) {
+            throw new IOException("mmap of " + length + " bytes gave no mapping (the JDK returned " + address
+                + " as its address: an interrupted or failed call)");
+        }
     }
 
     /** @return whether regions are mapped through {@code FileChannel.map(..., Arena)} in this JVM (JDK 22+) */

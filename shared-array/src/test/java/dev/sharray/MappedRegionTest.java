@@ -117,4 +117,18 @@ class MappedRegionTest {
     private static boolean mapped(Path file) throws IOException {
         return Files.readString(Path.of("/proc/self/maps")).contains(file.toString());
     }
+
+    /**
+     * The JDK passed an interrupted mmap (EINTR, seen under a tracer's fault injection) on as a mapping at -3; create
+     * returned an array there, and its first access ended the JVM (fault review 49, F1:
+     * {@code strace -p <main thread> -e inject=mmap:error=EINTR:when=2} on a create). Such an address is refused.
+     */
+    @Test
+    void anAddressNoMappingHasIsRefused() throws IOException {
+        for (long bad : new long[] {-3, -1, 0, 1, 4095, 4097, 0x7f0000000123L}) {
+            final IOException e = assertThrows(IOException.class, () -> MappedRegion.requireMappedAddress(bad, 4096));
+            assertTrue(e.getMessage().contains("the JDK returned " + bad + " as its address"), e.getMessage());
+        }
+        MappedRegion.requireMappedAddress(0x7f0000001000L, 4096);
+    }
 }
