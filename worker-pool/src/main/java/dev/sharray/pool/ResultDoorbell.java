@@ -43,6 +43,8 @@ final class ResultDoorbell implements AutoCloseable {
 
     /** Test hook (null in use): runs in {@link #open} right after the socket file is bound. */
     static volatile Runnable afterBind;
+    /** Test hook (null in use): runs in {@link #open} in place of the bind, when it returns the path (its failure). */
+    static volatile java.util.function.UnaryOperator<Path> failedBind;
 
     private static void runHook(Runnable hook) {
         if (hook != null) {
@@ -65,6 +67,9 @@ final class ResultDoorbell implements AutoCloseable {
             // a JVM that exits with the pool open must not leave the socket file: bound and registered as one step, as
             // this runs on the binder thread, which goes on while the JVM exits (and halts)
             SharedArrays.createDeletedAtExit(path, () -> {
+                if (failedBind != null && failedBind.apply(path) != null) {
+                    throw new IOException("bind failed (test hook)");
+                }
                 server.bind(UnixDomainSocketAddress.of(path));
                 bound[0] = true;
                 runHook(afterBind);
@@ -82,8 +87,11 @@ final class ResultDoorbell implements AutoCloseable {
                 selector.close();
             }
             server.close();
-            if (bound[0]) { // the file would stay, and a later bind, once the failure has passed, find it in its way
-                Files.deleteIfExists(path);
+            // the file would stay (past the JVM's exit, too), and a later bind, once the failure has passed, find it in
+            // its way. Also when the bind itself failed: the JDK's bind is bind(2) and listen(2) in one, and a failed
+            // listen leaves the socket file. The path is this pool's own, in this process's folder.
+            Files.deleteIfExists(path);
+            if (bound[0]) {
                 SharedArrays.forgetAtExit(path);
             }
             throw e;

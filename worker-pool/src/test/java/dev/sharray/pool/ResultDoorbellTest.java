@@ -314,6 +314,42 @@ class ResultDoorbellTest {
         }
     }
 
+    /**
+     * The JDK's bind of a Unix socket is bind(2) and listen(2) in one: a failed listen (ENOMEM, say) left the socket
+     * file, which the clean-up passed over as not bound, so every later bind failed in its way (EADDRINUSE) for the
+     * pool's life, and the file outlived the JVM (fault review 49, F3). Here the failed bind leaves a real socket file.
+     */
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aBindThatFailedAfterMakingItsFileLeavesNoneInTheWayOfTheNext() throws Exception {
+        final java.util.concurrent.atomic.AtomicInteger binds = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.List<Path> left = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ResultDoorbell.failedBind = path -> {
+            if (binds.getAndIncrement() > 0) {
+                return null;
+            }
+            try (java.nio.channels.ServerSocketChannel other = java.nio.channels.ServerSocketChannel.open(
+                    java.net.StandardProtocolFamily.UNIX)) {
+                other.bind(java.net.UnixDomainSocketAddress.of(path)); // the file a failed listen leaves
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            left.add(path);
+            return path;
+        };
+        try (ProcessPool pool = ProcessPool.builder().workers(1).build()) {
+            for (int i = 0; i < 100 && left.isEmpty(); i++) { // the list is written last: the hook is done
+                assertEquals(20, sleepTask(pool, 20, null).get(30, TimeUnit.SECONDS));
+            }
+            assertEquals(1, left.size(), "the first bind failed, leaving its file");
+            awaitDoorbell(pool); // a back-off of 1 s, then bound: before, EADDRINUSE for the pool's life
+            assertTrue(binds.get() >= 2);
+        } finally {
+            ResultDoorbell.failedBind = null;
+        }
+        assertFalse(Files.exists(left.get(0)), "the socket file went with the pool");
+    }
+
     @Test
     @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aFolderTooDeepForASocketFallsBackToPolling(@TempDir Path tmp) throws Exception {
