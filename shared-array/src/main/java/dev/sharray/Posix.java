@@ -216,7 +216,10 @@ final class Posix {
         if (!AVAILABLE) {
             return -1;
         }
-        int fd = open(path, O_RDWR);
+        final int fd = openReadWrite(path); // an errno, never JNA's exception naming no file (fault review 49)
+        if (fd < 0) {
+            return -fd;
+        }
         try {
             return posix_fallocate(fd, 0, length);
         } finally {

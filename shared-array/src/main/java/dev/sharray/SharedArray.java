@@ -1340,7 +1340,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                     raf.setLength(fileLength);
                 }
                 int err = Posix.fallocate(data.toString(), fileLength);
-                if (err == Posix.ENOSPC) {
+                if (err == Posix.ENOSPC || err == Posix.EDQUOT) { // a quota met is a full file system to this user
                     throw new InsufficientSpaceException(dir, fileLength, TempFolders.usableSpace(dir));
                 }
                 if (err != 0) {

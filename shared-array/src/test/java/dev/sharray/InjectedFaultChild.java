@@ -1,0 +1,53 @@
+package dev.sharray;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+/**
+ * The child of {@link InjectedSystemCallFaultsTest}: makes two arrays first (every class loaded, the folders made),
+ * prints {@code ready <its thread id>} for a tracer to attach to that thread, then on {@code go} makes an array under
+ * the tracer's injected faults and on {@code again}, the tracer gone, one more; after each it prints the outcome and
+ * the files left under the root.
+ */
+public final class InjectedFaultChild {
+    private InjectedFaultChild() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        final Path root = Path.of(System.getProperty("sharray.tempFolder"));
+        for (int i = 0; i < 2; i++) {
+            createAndRelease();
+        }
+        System.out.println("ready " + Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName());
+        final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+            String outcome;
+            try {
+                outcome = "created " + createAndRelease();
+            } catch (RuntimeException e) {
+                outcome = "refused " + e;
+            }
+            System.out.println(line + ": " + outcome.replace('\n', ' '));
+            System.out.println(line + ": files left " + filesUnder(root));
+        }
+    }
+
+    /** @return what a write and read back of the new array's element gave */
+    private static double createAndRelease() {
+        try (SharedArray a = SharedArray.create(DType.FLOAT64, 1 << 17)) {
+            a.setDouble(42.5, 1000);
+            return a.getDouble(1000);
+        }
+    }
+
+    private static long filesUnder(Path root) throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            return files.filter(Files::isRegularFile).count();
+        }
+    }
+}
