@@ -71,7 +71,7 @@ final class EncodedLambda implements Serializable {
             deserialize = capturing.getDeclaredMethod("$deserializeLambda$", SerializedLambda.class);
             deserialize.setAccessible(true);
         } catch (ClassNotFoundException | LinkageError e) {
-            throw new MalformedDataException("lambda of class " + name + ", which cannot be loaded here: " + e, e);
+            throw new MalformedDataException(FunctionCodec.unloadable("lambda of class " + name, e), e);
         } catch (NoSuchMethodException | RuntimeException e) {
             throw new MalformedDataException("lambda of class " + name + ", which holds no serializable lambda it"
                 + " can rebuild here: " + e, e);

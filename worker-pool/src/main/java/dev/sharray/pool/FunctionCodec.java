@@ -236,7 +236,8 @@ final class FunctionCodec {
     /**
      * Decodes a function under the filter.
      *
-     * @throws MalformedDataException when the bytes are corrupt or name a class that may not cross
+     * @throws MalformedDataException when the bytes are corrupt, name a class that may not cross, or one this JVM
+     *     cannot load
      */
     static RemoteFunction<?, ?> decode(DirectBuffer buffer, int offset, int length, Reducers reducers, ArrayOpening opening) {
         final Filter filter = new Filter(length);
@@ -255,10 +256,33 @@ final class FunctionCodec {
                 : e.getMessage()), e);
         } catch (MalformedDataException e) {
             throw e;
-        } catch (IOException | ClassNotFoundException | RuntimeException | LinkageError e) {
+        } catch (ClassNotFoundException e) {
+            // sound bytes naming a class this worker lacks (one defined in JShell or by a child class loader, or
+            // a Builder.classpath without it): a classpath mismatch, not corruption
+            throw new MalformedDataException(unloadable("function of class " + e.getMessage(), e), e);
+        } catch (NoClassDefFoundError e) {
+            // the function's class was found, but a class it needs (its superclass, say) was not
+            throw new MalformedDataException(unloadable("function needing class "
+                + String.valueOf(e.getMessage()).replace('/', '.'), e), e);
+        } catch (IOException | RuntimeException | LinkageError e) {
             // corrupt bytes can make the JDK's own readResolve code fail in any way: all of it means "corrupt"
             throw new MalformedDataException("corrupt function bytes: " + e, e);
         }
+    }
+
+    /**
+     * The message for a function or lambda whose class this worker cannot load: what is wrong is the workers'
+     * classpath, and {@code ProcessPool.Builder.classpath} names it.
+     *
+     * @param what  the function and its class, as in "function of class a.B"
+     * @param cause the loading failure
+     */
+    static String unloadable(String what, Throwable cause) {
+        if (!(cause instanceof ClassNotFoundException || cause instanceof NoClassDefFoundError)) {
+            return what + ", which cannot be loaded here: " + cause; // a bad class file, say: no classpath matter
+        }
+        return what + ", which cannot be loaded here: it is not on the workers' classpath (" + cause + "); put it in a"
+            + " jar or folder of this JVM's classpath, or give the workers' classpath with ProcessPool.Builder.classpath";
     }
 
     /**

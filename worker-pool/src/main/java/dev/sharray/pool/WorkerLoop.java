@@ -445,9 +445,12 @@ final class WorkerLoop {
             return (RemoteFunction<Object, Object>) entry;
         }
         final Throwable t = (Throwable) entry;
-        // a new exception per task, with the first one's message: the caller sees the same cause each time
-        throw new MalformedDataException(t instanceof MalformedDataException ? t.getMessage()
-            : "cannot decode the function: " + t, t);
+        // a new exception per task, with the first one's message: the caller sees the same cause each time. A
+        // MalformedDataException's own cause is taken, not the exception: its trace said the message twice
+        if (t instanceof MalformedDataException) {
+            throw new MalformedDataException(t.getMessage(), t.getCause() != null ? t.getCause() : t);
+        }
+        throw new MalformedDataException("cannot decode the function: " + t, t);
     }
 
     private void runTask() {
