@@ -954,7 +954,9 @@ public final class ProcessPool implements AutoCloseable {
          *                  {@code java.class.path} plus the jars and folders of the class loaders that loaded sharray
          *                  and the building thread's context class loader (so a program run by {@code mvn exec:java},
          *                  whose classes such a loader holds, works too). Needed only where sharray or the tasks'
-         *                  classes come from elsewhere (a nested jar of a Spring Boot executable jar, say)
+         *                  classes come from elsewhere (a nested jar of a Spring Boot executable jar, say). An entry
+         *                  {@code dir/*} stands for the jars of {@code dir} (not of its subfolders), as for
+         *                  {@code java -cp}; they are listed when the pool starts
          * @return this builder
          * @throws IllegalArgumentException when it is blank
          */

@@ -104,7 +104,8 @@ final class WorkerLauncher {
         this.prefix = prefix;
         this.doorbell = doorbell;
         this.java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        final String classpath = explicitClasspath != null ? explicitClasspath : WorkersClasspath.derive();
+        final String classpath = WorkersClasspath.expandWildcards(explicitClasspath != null ? explicitClasspath
+            : WorkersClasspath.derive());
         this.jar = WorkerJar.prepare(ClassDataArchive.cacheFolder(), classpath, JvmFlags.forCurrentJvm());
         final List<String> args = new ArrayList<>(jar != null ? jar.commandLineFlags() : JvmFlags.forCurrentJvm());
         args.add("-Dchronicle.analytics.disable=true");

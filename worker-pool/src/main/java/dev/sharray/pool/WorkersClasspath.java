@@ -1,15 +1,20 @@
 package dev.sharray.pool;
 
 import java.io.File;
+import java.io.IOException;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.CodeSource;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * The classpath a pool's workers start with: this JVM's {@code java.class.path}, plus the jars and folders of the
@@ -49,6 +54,50 @@ final class WorkersClasspath {
             classpath.append(classpath.length() == 0 ? "" : File.pathSeparator).append(e);
         }
         return classpath.toString();
+    }
+
+    /**
+     * Expands each wildcard entry ({@code dir/*}, or {@code *} for the working folder) into the jars of its folder,
+     * as the {@code java} launcher does for {@code -cp}: the folder's files whose names end in {@code .jar} or
+     * {@code .JAR}, not those of its subfolders, here sorted by name so that one folder gives one launch jar and one
+     * class-data archive key (the launcher takes the directory's order). A missing folder gives nothing; an entry a
+     * file by that very name exists for is no wildcard, as for the launcher. Why: the workers start from a launch
+     * jar whose manifest names the classpath ({@link WorkerJar}), and a manifest's {@code Class-Path} has no
+     * wildcards: {@code BOOT-INF/lib/*} was taken as a file of that name, and the workers found no
+     * {@code WorkerMain}. Expanded before the classpath is used at all, the argument file and the archive key
+     * name the same jars as the manifest.
+     *
+     * @param classpath a classpath, entries separated by {@link File#pathSeparator}
+     * @return it with every wildcard entry replaced by its jars; other entries, empty ones too, as they are
+     */
+    static String expandWildcards(String classpath) {
+        final List<String> entries = new ArrayList<>();
+        for (String entry : classpath.split(File.pathSeparator, -1)) {
+            if (isWildcard(entry)) {
+                entries.addAll(jarsOf(entry.substring(0, entry.length() - 1)));
+            } else {
+                entries.add(entry);
+            }
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+
+    private static boolean isWildcard(String entry) {
+        final boolean wildcard = entry.equals("*") || entry.endsWith(File.separator + "*");
+        return wildcard && !Files.exists(Path.of(entry));
+    }
+
+    /** @param folder a folder as a wildcard entry spells it, with its trailing separator, or "" for the working one */
+    private static List<String> jarsOf(String folder) {
+        try (Stream<Path> files = Files.list(Path.of(folder.isEmpty() ? "." : folder))) {
+            return files.map(f -> f.getFileName().toString())
+                .filter(name -> name.endsWith(".jar") || name.endsWith(".JAR"))
+                .sorted()
+                .map(name -> folder + name)
+                .toList();
+        } catch (IOException | RuntimeException e) {
+            return List.of(); // no such folder, or an unreadable one: the launcher expands it to nothing too
+        }
     }
 
     /** Adds the file URLs of {@code loader} and the loaders above it, the topmost first (as they are searched). */
