@@ -23,6 +23,9 @@ import java.util.stream.Stream;
  * host's: the workers could load neither {@code WorkerMain} nor the tasks' classes.
  */
 final class WorkersClasspath {
+    /** The class name prefix of Spring Boot's launcher, whose class loader reads nested jars (BOOT-INF/lib). */
+    private static final String SPRING_BOOT_LOADER = "org.springframework.boot.loader.";
+
     private WorkersClasspath() {
     }
 
@@ -42,9 +45,9 @@ final class WorkersClasspath {
         addLoaders(ProcessPool.class.getClassLoader(), more);
         final Path sharray = location(ProcessPool.class);
         if (sharray == null) {
-            throw new IllegalStateException("the pool's workers cannot be given sharray's classes: " + ProcessPool.class
-                .getClassLoader() + " loaded them from no jar or folder (a jar nested in another?); give the workers'"
-                + " classpath with ProcessPool.Builder.classpath");
+            final ClassLoader loader = ProcessPool.class.getClassLoader();
+            throw new IllegalStateException(noJarOrFolder(String.valueOf(loader),
+                loader == null ? "" : loader.getClass().getName()));
         }
         more.add(sharray.toString()); // already there unless a loader that is no URLClassLoader holds it
         more.removeAll(known);
@@ -54,6 +57,26 @@ final class WorkersClasspath {
             classpath.append(classpath.length() == 0 ? "" : File.pathSeparator).append(e);
         }
         return classpath.toString();
+    }
+
+    /**
+     * The message for sharray's classes loaded from no jar or folder a classpath can name. A Spring Boot executable
+     * jar is the usual case, and gets its own way out: its loader reads jars nested in the app jar, which no other
+     * JVM's classpath can name, so the workers need them as plain files.
+     *
+     * @param loader      the class loader that loaded sharray, as text
+     * @param loaderClass its class's name
+     */
+    static String noJarOrFolder(String loader, String loaderClass) {
+        final String start = "the pool's workers cannot be given sharray's classes: " + loader + " loaded them from no"
+            + " jar or folder";
+        if (loaderClass.startsWith(SPRING_BOOT_LOADER)) {
+            return start + ": this is a Spring Boot executable jar, whose nested jars no classpath can name, and the"
+                + " workers need plain jars. Extract it (java -Djarmode=tools -jar app.jar extract, Spring Boot 3.3"
+                + " and later) and run the extracted layout (java -jar app/app.jar), or name its BOOT-INF/classes and"
+                + " BOOT-INF/lib/* (unzipped) with ProcessPool.Builder.classpath";
+        }
+        return start + " (a jar nested in another?); give the workers' classpath with ProcessPool.Builder.classpath";
     }
 
     /**
