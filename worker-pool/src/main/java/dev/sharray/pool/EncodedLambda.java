@@ -82,10 +82,25 @@ final class EncodedLambda implements Serializable {
         try {
             return deserialize.invoke(null, lambda);
         } catch (InvocationTargetException e) {
-            throw new MalformedDataException("lambda of class " + name + " refused: " + e.getCause(), e.getCause());
+            throw new MalformedDataException("lambda of class " + name + " refused: " + e.getCause() + hint(e.getCause()),
+                e.getCause());
         } catch (IllegalAccessException | RuntimeException e) {
             throw new MalformedDataException("lambda of class " + name + " refused: " + e, e);
         }
+    }
+
+    /**
+     * What to check when the capturing class holds no lambda of these fields ({@code $deserializeLambda$} throws
+     * "Invalid lambda deserialization"): the workers run another build of the class, or a shaded jar relocated
+     * {@code dev.sharray}, whose class names maven-shade rewrites in {@code $deserializeLambda$} but not the method
+     * descriptors it compares ({@code (Ldev/sharray/SharedArray;)...}): no serializable lambda survives that.
+     */
+    private static String hint(Throwable refusal) {
+        if (!(refusal instanceof IllegalArgumentException) || !"Invalid lambda deserialization".equals(refusal.getMessage())) {
+            return "";
+        }
+        return " (the workers' copy of the class has no such lambda: they run another build of it, or a shaded jar"
+            + " relocated dev.sharray, which serializable lambdas cannot survive: do not relocate dev.sharray)";
     }
 
     private void writeObject(ObjectOutputStream out) throws IOException {

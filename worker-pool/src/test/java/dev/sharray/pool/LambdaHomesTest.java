@@ -105,6 +105,24 @@ class LambdaHomesTest {
         assertTrue(e.getMessage().contains("lambda of class dev.sharray.pool.OutputForwarder, which holds no serializable lambda"), e.getMessage());
     }
 
+    /**
+     * A lambda its capturing class does not hold (another build of the class in the workers, or a shaded jar that
+     * relocated dev.sharray: maven-shade leaves the descriptors $deserializeLambda$ compares unrelocated) failed with
+     * "Invalid lambda deserialization" alone; the message now says what to check.
+     */
+    @Test
+    void aLambdaItsClassDoesNotHoldNamesTheLikelyCauses() {
+        final RemoteFunction<Integer, Integer> fn = x -> x + 1;
+        final byte[] good = FunctionCodec.encode(fn, Reducers.defaults(), null).bytes;
+        final byte[] other = replace(good, "lambda$", "lambdX$"); // its implementation method's name
+        final var e = assertThrows(dev.sharray.reducers.MalformedDataException.class,
+            () -> FunctionCodec.decode(new UnsafeBuffer(other), 0, other.length, Reducers.defaults(), null));
+        assertTrue(e.getMessage().startsWith("lambda of class dev.sharray.pool.LambdaHomesTest refused:"
+            + " java.lang.IllegalArgumentException: Invalid lambda deserialization (")
+            && e.getMessage().contains("another build") && e.getMessage().contains("do not relocate dev.sharray"),
+            e.getMessage());
+    }
+
     private static int run(RemoteFunction<Integer, Integer> fn, int x) throws Exception {
         return pool.submit(fn, x).get(30, TimeUnit.SECONDS);
     }
