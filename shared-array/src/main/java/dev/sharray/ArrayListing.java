@@ -9,7 +9,8 @@ import java.util.List;
  *
  * @param arrays the live arrays, as {@link SharedArrays#list()} returns them
  * @param unlisted the array files that could not be listed: unreadable, damaged, left by a process killed while
- *     creating them, of another sharray build or of a process in another pid namespace
+ *     creating them, of another sharray build or of a process in another pid namespace; and folders that could not
+ *     be read, whose arrays are then in neither list
  */
 public record ArrayListing(List<ArrayInfo> arrays, List<Unlisted> unlisted) {
     /** Keeps its own copies. */
@@ -21,7 +22,7 @@ public record ArrayListing(List<ArrayInfo> arrays, List<Unlisted> unlisted) {
     /**
      * An array file that could not be listed.
      *
-     * @param path the array's {@code .npy} file (it may be the one missing)
+     * @param path the array's {@code .npy} file (it may be the one missing), or a folder that could not be read
      * @param reason why, in words: which file, what is wrong with it, and what removes it where that is known
      */
     public record Unlisted(Path path, String reason) {

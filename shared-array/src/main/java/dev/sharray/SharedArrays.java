@@ -113,7 +113,10 @@ public final class SharedArrays {
                     }
                 }
             } catch (IOException | java.nio.file.DirectoryIteratorException e) {
-                return; // the folder vanished while listing
+                if (Files.exists(folder, java.nio.file.LinkOption.NOFOLLOW_LINKS)) { // else it vanished while listing
+                    unlisted.add(unreadableFolder(folder, e));
+                }
+                return;
             }
             if (TempFolders.inOtherPidNamespace(name)) {
                 for (String base : data) {
@@ -134,8 +137,15 @@ public final class SharedArrays {
                         + " while creating it, or the file was deleted)");
                 } // else being created by its live owner (its reference file comes next), or a user's own file
             }
-        });
+        }, (userFolder, e) -> unlisted.add(unreadableFolder(userFolder, e)));
         return new ArrayListing(arrays, unlisted);
+    }
+
+    /** A folder whose arrays could not all be seen: listed in their place, rather than silently fewer arrays. */
+    private static ArrayListing.Unlisted unreadableFolder(Path folder, Exception e) {
+        final Throwable cause = e instanceof java.nio.file.DirectoryIteratorException ? e.getCause() : e;
+        return new ArrayListing.Unlisted(folder, "the folder could not be read (" + cause + "): the arrays in it, if"
+            + " any, are not listed");
     }
 
     /** Where {@link #describe} puts what it finds in one owner's folder. */

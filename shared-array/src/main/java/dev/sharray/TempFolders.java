@@ -232,6 +232,15 @@ final class TempFolders {
      * and the reaper deletes what it finds in it.
      */
     static void forEachUserFolderEntry(java.util.function.Consumer<Path> visitor) {
+        forEachUserFolderEntry(visitor, (folder, e) -> { });
+    }
+
+    /**
+     * The same, telling {@code unreadable} of a user folder that is there but could not be read to its end (an I/O
+     * error, say): what it holds was not all visited.
+     */
+    static void forEachUserFolderEntry(java.util.function.Consumer<Path> visitor,
+                                       java.util.function.BiConsumer<Path, Exception> unreadable) {
         for (Path root : knownRoots()) {
             Path userDir = root.resolve(userFolderName());
             if (!Files.exists(userDir, LinkOption.NOFOLLOW_LINKS)) {
@@ -250,7 +259,9 @@ final class TempFolders {
             try (java.nio.file.DirectoryStream<Path> entries = Files.newDirectoryStream(userDir)) {
                 entries.forEach(visitor);
             } catch (IOException | java.nio.file.DirectoryIteratorException e) {
-                // a folder vanished or became unreadable while listing; skip it
+                if (Files.exists(userDir, LinkOption.NOFOLLOW_LINKS)) { // else it vanished while listing
+                    unreadable.accept(userDir, e);
+                }
             }
         }
     }

@@ -11,8 +11,8 @@ import java.util.stream.Stream;
 /**
  * The child of {@link InjectedSystemCallFaultsTest}: makes two arrays first (every class loaded, the folders made),
  * prints {@code ready <its thread id>} for a tracer to attach to that thread, then on {@code go} makes an array under
- * the tracer's injected faults and on {@code again}, the tracer gone, one more; after each it prints the outcome and
- * the files left under the root.
+ * the tracer's injected faults (lists the arrays, holding one, on {@code list}) and on {@code again}, the tracer gone,
+ * the same once more; after each it prints the outcome and the files left under the root.
  */
 public final class InjectedFaultChild {
     private InjectedFaultChild() {
@@ -22,18 +22,28 @@ public final class InjectedFaultChild {
         final Path root = Path.of(System.getProperty("sharray.tempFolder"));
         for (int i = 0; i < 2; i++) {
             createAndRelease();
+            list();
         }
         System.out.println("ready " + Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName());
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line = in.readLine(); line != null; line = in.readLine()) {
             String outcome;
             try {
-                outcome = "created " + createAndRelease();
+                outcome = line.startsWith("list") ? list() : "created " + createAndRelease();
             } catch (RuntimeException e) {
                 outcome = "refused " + e;
             }
             System.out.println(line + ": " + outcome.replace('\n', ' '));
             System.out.println(line + ": files left " + filesUnder(root));
+        }
+    }
+
+    /** @return what {@link SharedArrays#listAll()} found, with the array this child holds meanwhile */
+    private static String list() {
+        try (SharedArray held = SharedArray.create(DType.INT8, 4096)) {
+            final ArrayListing listing = SharedArrays.listAll();
+            final boolean listed = listing.arrays().stream().anyMatch(a -> a.path().equals(held.path()));
+            return "listed " + listed + ", unlisted " + listing.unlisted();
         }
     }
 
@@ -45,9 +55,12 @@ public final class InjectedFaultChild {
         }
     }
 
-    private static long filesUnder(Path root) throws IOException {
+    /** @return the regular files under {@code root}, or -1 when it cannot be read (under an injected fault) */
+    private static long filesUnder(Path root) {
         try (Stream<Path> files = Files.walk(root)) {
             return files.filter(Files::isRegularFile).count();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return -1;
         }
     }
 }

@@ -57,6 +57,19 @@ class InjectedSystemCallFaultsTest {
         assertClean(out);
     }
 
+    /**
+     * A folder that cannot be read while listing (EIO from getdents64 here): listAll answered no arrays and nothing
+     * unlisted, without a word, while this very child held one (F5). The folder is unlisted now, with the reason.
+     */
+    @Test
+    void aFolderThatCannotBeReadIsUnlistedNotSilentlyEmpty() throws Exception {
+        final List<String> out = run("getdents64", "getdents64:error=EIO", "list");
+        assertTrue(out.get(0).startsWith("list: listed false, unlisted [Unlisted[path=")
+            && out.get(0).contains("the folder could not be read (") && out.get(0).contains("Input/output error"), out.get(0));
+        assertTrue(out.get(2).startsWith("list: listed true, unlisted []"), out.toString());
+        assertEquals("list: files left 0", out.get(3), out.toString());
+    }
+
     private static void assertClean(List<String> out) {
         assertEquals("go: files left 0", out.get(1), out.toString());
         assertEquals("again: created 42.5", out.get(2), out.toString());
@@ -65,11 +78,18 @@ class InjectedSystemCallFaultsTest {
 
     /** @return the child's four lines: the create under the injected fault and its files left, then the same again */
     private List<String> createUnder(String call, String injection) throws Exception {
+        return run(call, injection, "go", "again");
+    }
+
+    /** @return the child's lines for its first command, under the injected fault, then for its second without */
+    private List<String> run(String call, String injection, String... commands) throws Exception {
+        final String first = commands[0];
+        final String second = commands.length > 1 ? commands[1] : commands[0];
         final List<String> options = List.of("-Dsharray.tempFolder=" + root, "-XX:ErrorFile=" + root + "/hs_err_%p.log");
         final Process child = new ProcessBuilder(JvmFlags.javaCommand(options, InjectedFaultChild.class.getName()))
             .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                StandardCharsets.UTF_8)); Writer commands = new OutputStreamWriter(child.getOutputStream(),
+                StandardCharsets.UTF_8)); Writer input = new OutputStreamWriter(child.getOutputStream(),
                 StandardCharsets.UTF_8)) {
             final String ready = lines.readLine();
             assertTrue(ready != null && ready.startsWith("ready "), "the child's first line: " + ready);
@@ -78,11 +98,11 @@ class InjectedSystemCallFaultsTest {
                 "-e", "inject=" + injection, "-o", "/dev/null").redirectErrorStream(true).start();
             try {
                 awaitTracer(child.pid(), thread, strace);
-                send(commands, "go");
+                send(input, first);
                 final List<String> out = new ArrayList<>(List.of(lines.readLine(), lines.readLine()));
                 strace.destroy(); // detaches
                 assertTrue(strace.waitFor(30, TimeUnit.SECONDS), "strace ended");
-                send(commands, "again");
+                send(input, second);
                 out.add(lines.readLine());
                 out.add(lines.readLine());
                 return out;
