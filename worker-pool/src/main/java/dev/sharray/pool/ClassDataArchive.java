@@ -45,8 +45,8 @@ import java.util.function.Supplier;
  * <p>Off when the classpath holds a directory (CDS archives jars only: test runs from
  * {@code target/classes}), when there is no cache folder (no absolute home: Java's {@code user.home} is
  * {@code ?} for a uid without a passwd entry), when the user passes CDS options or options a JVM cannot dump an
- * archive with (agents, {@code --patch-module}, ...: see {@code REFUSED_BY_ARCHIVING}), or with
- * {@code -Dsharray.pool.cds=false}.
+ * archive with (agents, {@code --patch-module}, ...: see {@code REFUSED_BY_ARCHIVING}), before JDK 25 when the JDK
+ * has no base archive of its own (see {@link #canArchiveWith}), or with {@code -Dsharray.pool.cds=false}.
  */
 final class ClassDataArchive {
     /** System property set in the worker that trains the archive (see {@link #TRAINING}). */
@@ -91,6 +91,30 @@ final class ClassDataArchive {
     }
 
     /**
+     * Before JDK 25 the trainer writes a dynamic archive, which sits on top of the JDK's own base archive: a runtime
+     * without one (a jlink image made without {@code --generate-cds-archive}) stops the trainer at start ("DynamicDump
+     * SharedSpaces is unsupported when base CDS archive is not loaded"), a wasted worker start and a worrying line in
+     * the first pool of every configuration (deployment review 49). JDK 25's static archive needs no base.
+     *
+     * @param javaHome the workers' JDK
+     * @param feature  its feature version
+     * @return whether an archive can be made for workers of that JDK
+     */
+    static boolean canArchiveWith(Path javaHome, int feature) {
+        if (feature >= 25) {
+            return true;
+        }
+        for (String vm : new String[] {"server", "client"}) {
+            for (String file : new String[] {"classes.jsa", "classes_nocoops.jsa"}) {
+                if (Files.isRegularFile(javaHome.resolve("lib").resolve(vm).resolve(file))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
      * @param java       the workers' {@code java} executable
      * @param classpath  the workers' classpath
      * @param args       every argument of the workers' argument file (flags and classpath)
@@ -102,7 +126,8 @@ final class ClassDataArchive {
             return null;
         }
         final List<String> inherited = InheritedJavaOptions.all();
-        if (turnArchivesOff(jvmOptions) || turnArchivesOff(inherited)) {
+        if (turnArchivesOff(jvmOptions) || turnArchivesOff(inherited)
+            || !canArchiveWith(Path.of(System.getProperty("java.home")), Runtime.version().feature())) {
             return null;
         }
         try {

@@ -170,6 +170,21 @@ class ClassDataArchiveTest {
         }
     }
 
+    /**
+     * A JDK 17 runtime without a base archive (a jlink image made without --generate-cds-archive) stopped the first
+     * worker, training, at start with "DynamicDumpSharedSpaces is unsupported when base CDS archive is not loaded": no
+     * training there now. JDK 25's static archive needs none.
+     */
+    @Test
+    void noArchiveIsTrainedForAJdkBefore25WithoutABaseArchive(@TempDir Path dir) throws Exception {
+        final Path image = Files.createDirectories(dir.resolve("image/lib/server"));
+        assertFalse(ClassDataArchive.canArchiveWith(dir.resolve("image"), 17));
+        assertTrue(ClassDataArchive.canArchiveWith(dir.resolve("image"), 25));
+        Files.writeString(image.resolve("classes_nocoops.jsa"), "");
+        assertTrue(ClassDataArchive.canArchiveWith(dir.resolve("image"), 17));
+        assertTrue(ClassDataArchive.canArchiveWith(Path.of(System.getProperty("java.home")), 17), "this JDK has one");
+    }
+
     /** @return this JVM's classpath with its class directories packed into jars (CDS archives jars only) */
     private static String jarsOnly(Path dir) throws Exception {
         final StringBuilder jars = new StringBuilder();
