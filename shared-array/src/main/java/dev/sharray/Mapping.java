@@ -44,6 +44,10 @@ interface Mapping {
         if (e instanceof java.io.IOException io) {
             return new java.io.UncheckedIOException("cannot map " + file + ": " + io.getMessage(), io);
         }
+        if (e.getClass().getName().startsWith("net.openhft.")) {
+            // Chronicle's own (an IORuntimeException for a failed mmap) names no file
+            return new java.io.UncheckedIOException("cannot map " + file + ": " + e, new java.io.IOException(e));
+        }
         return e instanceof RuntimeException r ? r : new IllegalStateException(e);
     }
 

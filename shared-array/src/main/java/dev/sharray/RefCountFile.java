@@ -116,7 +116,7 @@ final class RefCountFile {
             file.write(new byte[CREATED_BYTES]); // written, so allocated: a full file system fails here
             file.setLength(FILE_SIZE); // the rest a hole, allocated a page at a time as holders need it
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the reference file " + path, e);
+            throw new UncheckedIOException("cannot create the reference file " + path + ": " + e.getMessage(), e);
         }
         RefCountFile f = new RefCountFile(path, AgronaMapping.map(path, FILE_SIZE));
         f.buffer.putInt(4, VERSION);
@@ -158,7 +158,7 @@ final class RefCountFile {
         } catch (java.nio.file.NoSuchFileException e) {
             throw gone(path, e);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot map the reference file " + path, e);
+            throw new UncheckedIOException("cannot map the reference file " + path + ": " + e.getMessage(), e);
         }
         final RefCountFile f = new RefCountFile(path, mapped);
         try {

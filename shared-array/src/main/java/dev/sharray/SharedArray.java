@@ -1372,7 +1372,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                         throw new InsufficientSpaceException(dir, fileLength, freeNow);
                     }
                     final String inodes = freeNow >= fileLength && String.valueOf(e.getMessage()).contains("No space left on device")
-                        ? " (" + freeNow + " bytes are free there: the file system is out of inodes, files, see df -i)" : "";
+                        ? " (" + freeNow + " bytes are free there now: the file system may be out of inodes, see df -i,"
+                        + " or the space was taken meanwhile)" : "";
                     throw new UncheckedIOException("cannot create an array in " + dir + ": " + e.getMessage() + inodes,
                         (IOException) e);
                 }

@@ -11,7 +11,8 @@ import java.util.stream.Stream;
 /**
  * The child of {@link InjectedSystemCallFaultsTest}: makes two arrays first (every class loaded, the folders made),
  * prints {@code ready <its thread id>} for a tracer to attach to that thread, then on {@code go} makes an array under
- * the tracer's injected faults (lists the arrays, holding one, on {@code list}) and on {@code again}, the tracer gone,
+ * the tracer's injected faults (over Chronicle on {@code chronicle...}; lists the arrays, holding one, on {@code list})
+ * and on {@code again}, the tracer gone,
  * the same once more; after each it prints the outcome and the files left under the root.
  */
 public final class InjectedFaultChild {
@@ -21,7 +22,8 @@ public final class InjectedFaultChild {
     public static void main(String[] args) throws IOException {
         final Path root = Path.of(System.getProperty("sharray.tempFolder"));
         for (int i = 0; i < 2; i++) {
-            createAndRelease();
+            createAndRelease(Backing.AGRONA);
+            createAndRelease(Backing.MAPPED_FILE);
             list();
         }
         System.out.println("ready " + Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName());
@@ -29,7 +31,8 @@ public final class InjectedFaultChild {
         for (String line = in.readLine(); line != null; line = in.readLine()) {
             String outcome;
             try {
-                outcome = line.startsWith("list") ? list() : "created " + createAndRelease();
+                outcome = line.startsWith("list") ? list()
+                    : "created " + createAndRelease(line.startsWith("chronicle") ? Backing.MAPPED_FILE : Backing.AGRONA);
             } catch (RuntimeException e) {
                 outcome = "refused " + e;
             }
@@ -48,8 +51,8 @@ public final class InjectedFaultChild {
     }
 
     /** @return what a write and read back of the new array's element gave */
-    private static double createAndRelease() {
-        try (SharedArray a = SharedArray.create(DType.FLOAT64, 1 << 17)) {
+    private static double createAndRelease(Backing backing) {
+        try (SharedArray a = SharedArray.builder(DType.FLOAT64, 1 << 17).backing(backing).create()) {
             a.setDouble(42.5, 1000);
             return a.getDouble(1000);
         }

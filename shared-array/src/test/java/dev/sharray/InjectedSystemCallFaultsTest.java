@@ -58,6 +58,20 @@ class InjectedSystemCallFaultsTest {
     }
 
     /**
+     * A failed mmap of a Chronicle array's file (EIO): Chronicle's IORuntimeException, naming no file, escaped create
+     * (fault review 49, F6). The second mmap of the create is the data file's, the first its reference file's.
+     */
+    @Test
+    void aFailedChronicleMappingNamesTheFile() throws Exception {
+        final List<String> out = run("mmap", "mmap:error=EIO:when=2", "chronicle", "chronicle again");
+        assertTrue(out.get(0).startsWith("chronicle: refused java.io.UncheckedIOException: cannot map ")
+            && out.get(0).contains(".npy: "), out.toString());
+        assertEquals("chronicle: files left 0", out.get(1), out.toString());
+        assertEquals("chronicle again: created 42.5", out.get(2), out.toString());
+        assertEquals("chronicle again: files left 0", out.get(3), out.toString());
+    }
+
+    /**
      * A folder that cannot be read while listing (EIO from getdents64 here): listAll answered no arrays and nothing
      * unlisted, without a word, while this very child held one (F5). The folder is unlisted now, with the reason.
      */
