@@ -39,21 +39,21 @@ final class ArrayCaches {
     }
 
     /**
-     * For a new array short of room in {@code folder}: has every cache release what it keeps on that file system, when
-     * that and the room there make enough; on this thread, one cache's failure not stopping the others. One release at
+     * For a new array short of room in {@code folder}: has every cache release what it keeps on that file system (on
+     * any tmpfs, when memory is short), when that and the room there make enough; on this thread, one cache's failure not stopping the others. One release at
      * a time: a second thread short of room waits for the first's, and then finds the room it made.
      *
      * @param seen   {@link #generation()} before the caller found too little room
      * @param folder where the new array goes
      * @param needed the bytes it needs there
      * @param room   the bytes it found there, or -1 when unknown
-     * @param anyFileSystem whether kept arrays anywhere would help (the room is memory, which any tmpfs file takes)
+     * @param memory whether the room is memory (the folder is a tmpfs): then kept arrays on any tmpfs help
      * @return whether room was freed since: by this call, or by another thread's since {@code seen} (the caches were
      *     emptied for two threads short of room at once, and only one of them released anything)
      */
-    static synchronized boolean releasedSince(long seen, Path folder, long needed, long room, boolean anyFileSystem) {
+    static synchronized boolean releasedSince(long seen, Path folder, long needed, long room, boolean memory) {
         if (!CACHES.isEmpty()) {
-            final Predicate<SharedArray> where = anyFileSystem ? a -> true : onFileSystemOf(folder);
+            final Predicate<SharedArray> where = memory ? ArrayCaches::onTmpfs : onFileSystemOf(folder);
             final long[] selected = new long[1];
             final Predicate<SharedArray> counted = a -> {
                 if (!where.test(a)) {
@@ -72,7 +72,7 @@ final class ArrayCaches {
             if (kept > 0 && (room < 0 || freed >= needed - Math.min(room, needed))) {
                 long released = 0;
                 for (ArrayCache cache : CACHES) {
-                    released += ask(cache, c -> c.release(where));
+                    released = saturatedSum(released, ask(cache, c -> c.release(where)));
                 }
                 if (released > 0) {
                     generation++;
@@ -95,6 +95,11 @@ final class ArrayCaches {
             Log.get().warn("an array cache failed to tell or release its arrays: {}", e.toString());
             return 0;
         }
+    }
+
+    /** @return whether an array's file is memory, on a tmpfs */
+    private static boolean onTmpfs(SharedArray array) {
+        return TempFolders.isTmpfs(array.path().getParent());
     }
 
     /** @return whether an array's file is on {@code folder}'s file system (when either cannot be told: yes) */

@@ -326,8 +326,9 @@ public final class SharedArrays {
      * Registers a cache of arrays this process keeps only to reuse them (a {@code ProcessPool}'s copies of heap
      * arguments). When a new array lacks room where it goes, or would leave {@code /dev/shm} for {@code
      * java.io.tmpdir} for want of room there, {@link SharedArray.Builder#create()} has every registered cache release
-     * the arrays it keeps on that file system, when they and the room there are enough, then looks again: a cache never
-     * costs a user's own array its place, nor its own arrays when their release would not help.
+     * the arrays it keeps on that file system (on any tmpfs, when what lacks is the memory a tmpfs file takes), when
+     * they and the room there are enough, then looks again: a cache never costs a user's own array its place, nor its
+     * own arrays when their release would not help.
      *
      * @param cache the cache; its methods run on the creating thread
      */

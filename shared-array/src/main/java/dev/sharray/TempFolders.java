@@ -170,11 +170,18 @@ final class TempFolders {
         return Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
     }
 
-    /** @return the bytes an array of {@code bytes} may take in {@code /dev/shm}, its headroom kept (may be < 0) */
+    /**
+     * @return the bytes an array of {@code bytes} may take in {@code /dev/shm}, its headroom kept: at least 0, or -1
+     *     when the free space cannot be told
+     */
     private static long devShmRoom(long bytes) {
+        final long space = usableSpace(DEV_SHM);
+        if (space < 0) {
+            return -1;
+        }
         // free - headroom, not bytes + headroom: that sum wraps negative for a size near 2^63
-        final long space = usableSpace(DEV_SHM) - SHM_HEADROOM;
-        return bytes < MEMORY_CHECK_BYTES ? space : Math.min(space, memoryRoom(DEV_SHM) - SHM_HEADROOM);
+        final long free = bytes < MEMORY_CHECK_BYTES ? space : Math.min(space, memoryRoom(DEV_SHM));
+        return Math.max(0, free - SHM_HEADROOM);
     }
 
     /** Whether this user may keep arrays in {@code /dev/shm}, told once per process (with a warning if not). */
@@ -287,9 +294,13 @@ final class TempFolders {
      *     {@link MemoryRoom}), else {@link Long#MAX_VALUE}
      */
     static long memoryRoom(Path dir) {
+        return isTmpfs(dir) ? MemoryRoom.available() : Long.MAX_VALUE;
+    }
+
+    /** @return whether {@code dir} is on a tmpfs, whose files are memory (false when that cannot be told) */
+    static boolean isTmpfs(Path dir) {
         final Posix.FileSystemSpace fs = Posix.fileSystemOf(dir.toString());
-        final boolean tmpfs = fs != null ? fs.type() == Posix.TMPFS_MAGIC : TMPFS.equals(fileSystemType(dir));
-        return tmpfs ? MemoryRoom.available() : Long.MAX_VALUE;
+        return fs != null ? fs.type() == Posix.TMPFS_MAGIC : TMPFS.equals(fileSystemType(dir));
     }
 
     /** @return the file system type of {@code dir} ("tmpfs", "ext4", ...), or "" when unknown */

@@ -200,13 +200,24 @@ class ArrayCachesTest {
             createdInChildWithSmallDevShm(20, 80));
     }
 
+    /**
+     * The same with less than the 64 MiB headroom free (51 MiB more of /dev/shm held): the room came out negative,
+     * was taken for "unknown", and the cache released its array all the same (diff review 49, F2).
+     */
+    @Test
+    void aDevShmWithinItsHeadroomLeavesTheCacheItsArrayToo() throws Exception {
+        assertEquals("created in " + System.getProperty("sharray.tempFolder") + "/tmp/",
+            createdInChildWithSmallDevShm(20, 80, 51));
+    }
+
     /** @return where the child's new array went, up to its owner folder; asserts the cache released only for /dev/shm */
-    private static String createdInChildWithSmallDevShm(int keptMib, int newMib) throws Exception {
+    private static String createdInChildWithSmallDevShm(int keptMib, int newMib, int... heldMib) throws Exception {
         final Path privateTmp = Files.createDirectories(Path.of(System.getProperty("sharray.tempFolder"), "tmp"));
         final List<String> inNamespace = List.of("unshare", "--mount", "--fork",
-            "sh", "-c", "mount -t tmpfs -o size=120m none /dev/shm && exec \"$@\"", "sh");
+            "sh", "-c", "mount -t tmpfs -o size=120m none /dev/shm && unset SHARRAY_TEMP_FOLDER && exec \"$@\"", "sh");
         try (ChildJvm child = ChildJvm.startWrapped(inNamespace, ArrayCacheChild.class,
-                List.of("-Dsharray.tempFolder=", "-Djava.io.tmpdir=" + privateTmp), "" + keptMib, "" + newMib)) {
+                List.of("-Dsharray.tempFolder=", "-Djava.io.tmpdir=" + privateTmp), "" + keptMib, "" + newMib,
+                "" + (heldMib.length > 0 ? heldMib[0] : 0))) {
             assertTrue(child.readLine().startsWith("kept in /dev/shm/"), "the child's premise: a private /dev/shm");
             final String created = child.readLine();
             final boolean inDevShm = created.startsWith("created in /dev/shm/");
