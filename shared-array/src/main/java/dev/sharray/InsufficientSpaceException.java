@@ -62,6 +62,19 @@ public class InsufficientSpaceException extends IllegalStateException {
     }
 
     /**
+     * The folder's file system has room, but not within this user's disk quota (EDQUOT): to this user, full.
+     *
+     * @param folder where the array would have been created
+     * @param requestedBytes bytes the array file needs
+     * @return the exception
+     */
+    static InsufficientSpaceException pastQuota(Path folder, long requestedBytes) {
+        return new InsufficientSpaceException("not enough space in " + folder + " for this user: the array needs "
+            + requestedBytes + " bytes, past this user's disk quota (EDQUOT) (" + REMEDY + ")", folder, requestedBytes,
+            -1, false);
+    }
+
+    /**
      * The same shortage, for an array made on the user's behalf (a pool's copy of a heap argument), where the folder
      * is chosen otherwise: the message says what to change there instead.
      *

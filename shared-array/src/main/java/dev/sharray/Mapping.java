@@ -28,7 +28,8 @@ interface Mapping {
      * @param length the bytes that were to be mapped
      * @param e      what the mapping threw
      * @return an {@link java.io.UncheckedIOException} naming the file, the length and the limits that refuse a
-     *     mapping, when {@code e} is such a refusal; else {@code e} as an unchecked exception
+     *     mapping, when {@code e} is such a refusal; naming the file, for an I/O failure (Chronicle's own among them);
+     *     else {@code e} as an unchecked exception
      */
     static RuntimeException failed(java.nio.file.Path file, long length, Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
@@ -44,11 +45,20 @@ interface Mapping {
         if (e instanceof java.io.IOException io) {
             return new java.io.UncheckedIOException("cannot map " + file + ": " + io.getMessage(), io);
         }
-        if (e.getClass().getName().startsWith("net.openhft.")) {
-            // Chronicle's own (an IORuntimeException for a failed mmap) names no file
+        if (isChronicleIoFailure(e)) { // names no file
             return new java.io.UncheckedIOException("cannot map " + file + ": " + e, new java.io.IOException(e));
         }
         return e instanceof RuntimeException r ? r : new IllegalStateException(e);
+    }
+
+    /** @return whether {@code e} is Chronicle's I/O failure (an mmap it could not make), by name: no Chronicle class loads */
+    private static boolean isChronicleIoFailure(Throwable e) {
+        for (Class<?> c = e.getClass(); c != null; c = c.getSuperclass()) {
+            if (c.getName().equals("net.openhft.chronicle.core.io.IORuntimeException")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Maps {@code length} bytes of an existing file with the requested backing. */

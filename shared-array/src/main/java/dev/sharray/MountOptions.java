@@ -32,7 +32,7 @@ final class MountOptions {
         final String target = real.toString();
         // mountinfo's fields: id, parent id, major:minor, root, mount point, mount options, ...; the mount of a path is
         // the one with the longest mount point above it, the latest mounted (the later line) of equals. Plain string
-        // work: this runs in every worker's start-up, before anything is compiled.
+        // work: this runs early in a JVM's life (a library's first extraction), before anything is compiled.
         final String text = new String(info, StandardCharsets.ISO_8859_1);
         int bestLength = -1;
         boolean noexec = false;

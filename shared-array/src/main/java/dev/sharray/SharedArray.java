@@ -1340,8 +1340,11 @@ public final class SharedArray extends NdArray implements AutoCloseable {
                     raf.setLength(fileLength);
                 }
                 int err = Posix.fallocate(data.toString(), fileLength);
-                if (err == Posix.ENOSPC || err == Posix.EDQUOT) { // a quota met is a full file system to this user
+                if (err == Posix.ENOSPC) {
                     throw new InsufficientSpaceException(dir, fileLength, TempFolders.usableSpace(dir));
+                }
+                if (err == Posix.EDQUOT) { // a quota met is a full file system to this user
+                    throw InsufficientSpaceException.pastQuota(dir, fileLength);
                 }
                 if (err != 0) {
                     // no fallocate here (file system or library): reserve every page by writing it, so a full

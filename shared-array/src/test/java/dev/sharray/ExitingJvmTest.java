@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,6 +37,7 @@ class ExitingJvmTest {
      * registration is the check.
      */
     @Test
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void anExitDuringChroniclesFirstSetUpIsQuiet(@TempDir Path root) throws Exception {
         final Process p = new ProcessBuilder(JvmFlags.javaCommand(List.of("-Dsharray.tempFolder=" + root),
             ExitDuringChronicleStartChild.class.getName())).redirectErrorStream(true).start();

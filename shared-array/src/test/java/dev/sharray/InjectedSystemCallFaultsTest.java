@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * while it creates an array (fault review 49). Each case: the create's outcome, no file left, and a clean create once
  * the tracer is gone. Needs strace (run-tests.sh installs it) and ptrace rights over the child (CI runs as root).
  */
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class InjectedSystemCallFaultsTest {
     @TempDir
     Path root;
@@ -52,8 +54,8 @@ class InjectedSystemCallFaultsTest {
     @Test
     void aQuotaMetAtThePreallocationIsInsufficientSpace() throws Exception {
         final List<String> out = createUnder("fallocate", "fallocate:error=EDQUOT");
-        assertTrue(out.get(0).startsWith("go: refused dev.sharray.InsufficientSpaceException: not enough space in "),
-            out.toString());
+        assertTrue(out.get(0).startsWith("go: refused dev.sharray.InsufficientSpaceException: not enough space in ")
+            && out.get(0).contains("past this user's disk quota (EDQUOT)"), out.toString());
         assertClean(out);
     }
 

@@ -16,8 +16,8 @@ import picocli.CommandLine.Command;
     description = {"List live shared arrays of this user: path, dtype, shape, size, references per holding pid "
         + "(\"(dead)\" after a holder that no longer runs), "
         + "and whether the owning process is alive; then the array files that cannot be listed (unreadable, "
-        + "damaged, left by a killed create, of another sharray build or another pid namespace), each with the "
-        + "reason. Reads only; nothing is modified."})
+        + "damaged, left by a killed create, of another sharray build or another pid namespace) and the folders "
+        + "that cannot be read, each with the reason. Reads only; nothing is modified."})
 public final class LsCommand implements Callable<Integer> {
     @Override
     public Integer call() {

@@ -63,6 +63,8 @@ final class ResultDoorbell implements AutoCloseable {
         final ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         Selector selector = null;
         final boolean[] bound = {false};
+        // a file already there is not this attempt's to delete should it fail (a live doorbell: EADDRINUSE)
+        final boolean there = Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS);
         try {
             // a JVM that exits with the pool open must not leave the socket file: bound and registered as one step, as
             // this runs on the binder thread, which goes on while the JVM exits (and halts)
@@ -89,8 +91,14 @@ final class ResultDoorbell implements AutoCloseable {
             server.close();
             // the file would stay (past the JVM's exit, too), and a later bind, once the failure has passed, find it in
             // its way. Also when the bind itself failed: the JDK's bind is bind(2) and listen(2) in one, and a failed
-            // listen leaves the socket file. The path is this pool's own, in this process's folder.
-            Files.deleteIfExists(path);
+            // listen leaves the socket file
+            if (bound[0] || !there) {
+                try {
+                    Files.deleteIfExists(path);
+                } catch (IOException deleting) {
+                    e.addSuppressed(deleting);
+                }
+            }
             if (bound[0]) {
                 SharedArrays.forgetAtExit(path);
             }

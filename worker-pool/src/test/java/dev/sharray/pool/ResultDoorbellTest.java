@@ -350,6 +350,23 @@ class ResultDoorbellTest {
         assertFalse(Files.exists(left.get(0)), "the socket file went with the pool");
     }
 
+    /**
+     * A bind that fails because a socket is already bound at the path (EADDRINUSE) made no file: it must not delete the
+     * one there, which its owner still serves (diff review 49, F5).
+     */
+    @Test
+    void aBindRefusedForALiveSocketLeavesItsFile(@TempDir Path tmp) throws Exception {
+        final Path path = tmp.resolve("live.bell");
+        try (java.nio.channels.ServerSocketChannel live = java.nio.channels.ServerSocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
+            live.bind(java.net.UnixDomainSocketAddress.of(path));
+            assertThrows(IOException.class, () -> ResultDoorbell.open(path));
+            assertTrue(Files.exists(path), "the live socket's file is still there");
+        } finally {
+            Files.deleteIfExists(path);
+        }
+    }
+
     @Test
     @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aFolderTooDeepForASocketFallsBackToPolling(@TempDir Path tmp) throws Exception {
