@@ -23,13 +23,7 @@ import org.junit.jupiter.api.Timeout;
 class LoggersTest {
     @Test
     void withoutAnSlf4jProviderWarningsAndErrorsReachStandardError() throws Exception {
-        final String withoutProvider = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-            .filter(entry -> !entry.contains("slf4j-simple")).collect(Collectors.joining(File.pathSeparator));
-        final Process p = new ProcessBuilder(JvmFlags.javaCommand(withoutProvider, List.of(), LoggingChild.class.getName()))
-            .redirectErrorStream(true).start();
-        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
-        assertEquals(0, p.exitValue(), out);
+        final String out = loggingChild("slf4j-simple", null);
         assertTrue(out.contains("No SLF4J providers were found"), "the premise: no provider\n" + out);
         assertTrue(out.contains("WARN dev.sharray.test - the fallback costs 25x"), out);
         assertTrue(out.contains("ERROR dev.sharray.test - failed: java.lang.IllegalStateException: why"), out);
@@ -44,15 +38,7 @@ class LoggersTest {
      */
     @Test
     void underSlf4j17WithoutABindingLoggingIsSilentAndNeverThrows() throws Exception {
-        final String slf4j17 = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-            .filter(entry -> !entry.contains("slf4j-"))
-            .collect(Collectors.joining(File.pathSeparator)) + File.pathSeparator
-            + variant("slf4j-api-1.7.36.jar");
-        final Process p = new ProcessBuilder(JvmFlags.javaCommand(slf4j17, List.of(), LoggingChild.class.getName()))
-            .redirectErrorStream(true).start();
-        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
-        assertEquals(0, p.exitValue(), out);
+        final String out = loggingChild("slf4j-", "slf4j-api-1.7.36.jar");
         assertTrue(out.contains("org.slf4j.impl.StaticLoggerBinder"), "the premise: SLF4J 1.7, no binding\n" + out);
         assertFalse(out.contains("the fallback costs") || out.contains("Error"), out);
     }
@@ -60,23 +46,30 @@ class LoggersTest {
     /** An application that put slf4j-nop on its classpath asked for silence: sharray keeps it. */
     @Test
     void slf4jNopChosenKeepsSharraySilent() throws Exception {
-        final String nop = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-            .filter(entry -> !entry.contains("slf4j-simple"))
-            .collect(Collectors.joining(File.pathSeparator)) + File.pathSeparator
-            + variant("slf4j-nop-" + org.slf4j.LoggerFactory.class.getPackage().getImplementationVersion() + ".jar");
-        final Process p = new ProcessBuilder(JvmFlags.javaCommand(nop, List.of(), LoggingChild.class.getName()))
+        final String out = loggingChild("slf4j-simple",
+            "slf4j-nop-" + org.slf4j.LoggerFactory.class.getPackage().getImplementationVersion() + ".jar");
+        assertFalse(out.contains("No SLF4J providers") || out.contains("the fallback costs"), out);
+    }
+
+    /**
+     * @param dropped what the classpath entries left out contain
+     * @param added   a jar the build copied for these tests (shared-array/pom.xml) put on the classpath, or null
+     * @return the output of a {@link LoggingChild} on this JVM's classpath so changed; it exited normally
+     */
+    private static String loggingChild(String dropped, String added) throws Exception {
+        String classpath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .filter(entry -> !entry.contains(dropped)).collect(Collectors.joining(File.pathSeparator));
+        if (added != null) {
+            final Path jar = Path.of("target", "slf4j-variants", added).toAbsolutePath();
+            assertTrue(java.nio.file.Files.isRegularFile(jar), jar + " (copied by the build)");
+            classpath += File.pathSeparator + jar;
+        }
+        final Process p = new ProcessBuilder(JvmFlags.javaCommand(classpath, List.of(), LoggingChild.class.getName()))
             .redirectErrorStream(true).start();
         final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
         assertEquals(0, p.exitValue(), out);
-        assertFalse(out.contains("No SLF4J providers") || out.contains("the fallback costs"), out);
-    }
-
-    /** @return a jar the build copied for these tests (shared-array/pom.xml) */
-    private static String variant(String jar) {
-        final Path path = Path.of("target", "slf4j-variants", jar).toAbsolutePath();
-        assertTrue(java.nio.file.Files.isRegularFile(path), path + " (copied by the build)");
-        return path.toString();
+        return out;
     }
 
     @Test

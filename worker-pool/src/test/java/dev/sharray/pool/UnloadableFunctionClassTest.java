@@ -8,19 +8,15 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,17 +61,12 @@ class UnloadableFunctionClassTest {
     /** An instance of {@link #CLASS}, compiled into {@code dir} and loaded by a child class loader over it alone. */
     @SuppressWarnings("unchecked")
     private static RemoteFunction<Integer, Integer> childLoaderFunction(Path dir) throws Exception {
-        final JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        assertNotNull(javac, "tests run on a JDK");
-        final Path source = Files.createDirectories(dir.resolve("src/probe")).resolve("Twice.java");
-        Files.writeString(source, "package probe;\n"
+        final String sharray = Path.of(RemoteFunction.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        final Path classes = ProbeClasses.compile(dir, "Twice", "package probe;\n"
             + "public final class Twice implements dev.sharray.pool.RemoteFunction<Integer, Integer> {\n"
             + "    private static final long serialVersionUID = 1L;\n"
             + "    @Override public Integer apply(Integer x) { return 2 * x; }\n"
-            + "}\n");
-        final Path classes = Files.createDirectories(dir.resolve("classes"));
-        final String sharray = Path.of(RemoteFunction.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        assertEquals(0, javac.run(null, null, null, "-d", classes.toString(), "-cp", sharray, source.toString()));
+            + "}\n", sharray);
         final URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()},
             UnloadableFunctionClassTest.class.getClassLoader());
         return (RemoteFunction<Integer, Integer>) Class.forName(CLASS, true, loader).getConstructor().newInstance();

@@ -11,11 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -72,15 +69,10 @@ class WildcardClasspathTest {
 
     /** Writes a jar of one class, {@code probe.Extra}, whose {@code hello()} says where it is from. */
     private static void extraJar(Path dir, Path jar) throws Exception {
-        final JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        assertNotNull(javac, "tests run on a JDK");
-        final Path source = Files.createDirectories(dir.resolve("src/probe")).resolve("Extra.java");
-        Files.writeString(source, "package probe;\n"
+        final Path classes = ProbeClasses.compile(dir, "Extra", "package probe;\n"
             + "public final class Extra {\n"
             + "    public static String hello() { return \"hello from extra.jar\"; }\n"
-            + "}\n");
-        final Path classes = Files.createDirectories(dir.resolve("classes"));
-        assertEquals(0, javac.run(null, null, null, "-d", classes.toString(), source.toString()));
+            + "}\n", "");
         try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, new Manifest())) {
             j.putNextEntry(new JarEntry("probe/Extra.class"));
             j.write(Files.readAllBytes(classes.resolve("probe/Extra.class")));
