@@ -15,9 +15,15 @@ final class KernelFiles {
 
     /** @return the whole file as text, or null when it cannot be read */
     static String read(String path) {
+        final byte[] bytes = readBytes(path);
+        return bytes == null ? null : new String(bytes, StandardCharsets.US_ASCII);
+    }
+
+    /** @return the whole file's bytes (for text that may hold file names in any encoding), or null when unreadable */
+    static byte[] readBytes(String path) {
         try (FileInputStream in = new FileInputStream(path)) {
-            return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-        } catch (IOException e) {
+            return in.readAllBytes();
+        } catch (IOException | SecurityException e) {
             return null;
         }
     }

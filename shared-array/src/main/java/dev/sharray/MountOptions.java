@@ -1,7 +1,6 @@
 package dev.sharray;
 
 import java.io.ByteArrayOutputStream;
-import java.io.FileInputStream;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +24,7 @@ final class MountOptions {
      */
     static boolean isNoExec(Path path) {
         final Path real = nearestExistingRealPath(path);
-        final byte[] info = readMountInfo();
+        final byte[] info = KernelFiles.readBytes(MOUNT_INFO);
         if (real == null || info == null) {
             return false;
         }
@@ -84,14 +83,6 @@ final class MountOptions {
             }
         }
         return null;
-    }
-
-    private static byte[] readMountInfo() {
-        try (FileInputStream in = new FileInputStream(MOUNT_INFO)) {
-            return in.readAllBytes();
-        } catch (IOException | SecurityException e) {
-            return null;
-        }
     }
 
     /**
