@@ -26,8 +26,15 @@ final class InheritedJavaOptions {
         return options;
     }
 
+    /**
+     * The options that select a collector, by name: a pattern such as "-XX:+Use...GC" also took a tuning flag
+     * ({@code -XX:+UseAdaptiveSizePolicyWithSystemGC}) for a choice, and the workers lost their fast-starting one.
+     */
+    private static final java.util.regex.Pattern COLLECTOR =
+        java.util.regex.Pattern.compile("-XX:\\+Use(Serial|Parallel|ParallelOld|G1|Z|Shenandoah|Epsilon|ConcMarkSweep)GC");
+
     /** @return whether {@code options} choose a garbage collector (a JVM refuses two: "Multiple garbage collectors selected") */
     static boolean chooseCollector(List<String> options) {
-        return options.stream().anyMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"));
+        return options.stream().anyMatch(o -> COLLECTOR.matcher(o).matches());
     }
 }
