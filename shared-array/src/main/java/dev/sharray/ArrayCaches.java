@@ -40,8 +40,9 @@ final class ArrayCaches {
 
     /**
      * For a new array short of room in {@code folder}: has every cache release what it keeps on that file system (on
-     * any tmpfs, when memory is short), when that and the room there make enough; on this thread, one cache's failure not stopping the others. One release at
-     * a time: a second thread short of room waits for the first's, and then finds the room it made.
+     * any tmpfs, when memory is short), when that and the room there make enough; on this thread, one cache's failure
+     * not stopping the others. One release at a time: a second thread short of room waits for the first's, and then
+     * finds the room it made.
      *
      * @param seen   {@link #generation()} before the caller found too little room
      * @param folder where the new array goes
