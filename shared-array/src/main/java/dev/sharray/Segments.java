@@ -315,6 +315,9 @@ final class Segments {
                 header = NpyHeader.read(ch, size);
             } catch (InvalidDescriptorException e) {
                 throw new InvalidDescriptorException(file, e);
+            } catch (IOException e) {
+                // a read, not a mapping: said so, as a user reading "cannot map" would look at the wrong limits
+                throw new UncheckedIOException("cannot read the header of " + file + ": " + e.getMessage(), e);
             }
             long length = mappedLength(size, header);
             if (refs == null) {

@@ -3,6 +3,8 @@ package dev.sharray;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,8 +13,8 @@ import java.util.stream.Stream;
 /**
  * The child of {@link InjectedSystemCallFaultsTest}: makes two arrays first (every class loaded, the folders made),
  * prints {@code ready <its thread id>} for a tracer to attach to that thread, then on {@code go} makes an array under
- * the tracer's injected faults (over Chronicle on {@code chronicle...}; lists the arrays, holding one, on {@code list})
- * and on {@code again}, the tracer gone,
+ * the tracer's injected faults (over Chronicle on {@code chronicle...}; lists the arrays, holding one, on {@code list};
+ * opens a user's {@code .npy} file on {@code npy...}) and on {@code again}, the tracer gone,
  * the same once more; after each it prints the outcome and the files left under the root.
  */
 public final class InjectedFaultChild {
@@ -25,6 +27,7 @@ public final class InjectedFaultChild {
             createAndRelease(Backing.AGRONA);
             createAndRelease(Backing.MAPPED_FILE);
             list();
+            openNpy(root.resolve("user.npy"));
         }
         System.out.println("ready " + Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName());
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -32,6 +35,7 @@ public final class InjectedFaultChild {
             String outcome;
             try {
                 outcome = line.startsWith("list") ? list()
+                    : line.startsWith("npy") ? "opened " + openNpy(root.resolve("user.npy"))
                     : "created " + createAndRelease(line.startsWith("chronicle") ? Backing.MAPPED_FILE : Backing.AGRONA);
             } catch (RuntimeException e) {
                 outcome = "refused " + e;
@@ -47,6 +51,24 @@ public final class InjectedFaultChild {
             final ArrayListing listing = SharedArrays.listAll();
             final boolean listed = listing.arrays().stream().anyMatch(a -> a.path().equals(held.path()));
             return "listed " + listed + ", unlisted " + listing.unlisted();
+        }
+    }
+
+    /** @return element 3 of a user's .npy file of four float64s, written here, opened and deleted */
+    private static double openNpy(Path file) throws IOException {
+        final String dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }";
+        final ByteBuffer npy = ByteBuffer.allocate(128 + 32).order(ByteOrder.LITTLE_ENDIAN);
+        npy.put((byte) 0x93).put("NUMPY".getBytes(StandardCharsets.US_ASCII)).put((byte) 1).put((byte) 0);
+        npy.putShort((short) (128 - 10)).put(dict.getBytes(StandardCharsets.US_ASCII));
+        while (npy.position() < 127) {
+            npy.put((byte) ' ');
+        }
+        npy.put((byte) '\n').putDouble(0).putDouble(1).putDouble(2).putDouble(42.5);
+        Files.write(file, npy.array());
+        try (SharedArray a = SharedArray.openNpy(file)) {
+            return a.getDouble(3);
+        } finally {
+            Files.delete(file);
         }
     }
 

@@ -86,6 +86,20 @@ class InjectedSystemCallFaultsTest {
         assertEquals("list: files left 0", out.get(3), out.toString());
     }
 
+    /**
+     * A failed read of a {@code .npy} file's header (EIO from pread64) was "cannot map": a user looks at address-space
+     * and map-count limits then (fault review 49, F6). It says it was a read now.
+     */
+    @Test
+    void aFailedHeaderReadSaysItWasARead() throws Exception {
+        final List<String> out = run("pread64", "pread64:error=EIO:when=1", "npy", "npy again");
+        assertTrue(out.get(0).startsWith("npy: refused java.io.UncheckedIOException: cannot read the header of ")
+            && out.get(0).endsWith("user.npy: Input/output error"), out.toString());
+        assertEquals("npy: files left 0", out.get(1), out.toString());
+        assertEquals("npy again: opened 42.5", out.get(2), out.toString());
+        assertEquals("npy again: files left 0", out.get(3), out.toString());
+    }
+
     private static void assertClean(List<String> out) {
         assertEquals("go: files left 0", out.get(1), out.toString());
         assertEquals("again: created 42.5", out.get(2), out.toString());
