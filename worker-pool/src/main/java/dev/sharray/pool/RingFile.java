@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import dev.sharray.Loggers;
 import dev.sharray.MappedRegion;
 import dev.sharray.SharedArrays;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -206,8 +207,9 @@ final class RingFile implements AutoCloseable {
         try {
             Files.deleteIfExists(path);
             SharedArrays.forgetAtExit(path);
-        } catch (IOException ignored) {
-            // the pool's folder is removed at close, at exit and by the reaper; nothing more to do here
+        } catch (IOException e) {
+            // the pool's folder is removed at close, at exit and by the reaper; said as for an array's file
+            Loggers.get("dev.sharray.pool").warn("could not delete {}: {}", path, e.toString());
         }
     }
 
