@@ -87,6 +87,20 @@ class InjectedSystemCallFaultsTest {
     }
 
     /**
+     * The same for an owner's folder inside the user folder: the second getdents64 of a listing is the first of the
+     * child's own folder (the first read the user folder and found it). Unlisted by that folder's path.
+     */
+    @Test
+    void anOwnersFolderThatCannotBeReadIsUnlistedToo() throws Exception {
+        final List<String> out = run("getdents64", "getdents64:error=EIO:when=2", "list");
+        assertTrue(out.get(0).startsWith("list: listed false, unlisted [Unlisted[path=" + root + "/sharray-")
+            && out.get(0).matches(".*/sharray-[^/]+/[^/,]+-t\\d+-[0-9a-f]{8}, reason=the folder could not be read \\(.*Input/output error.*"),
+            out.get(0));
+        assertTrue(out.get(2).startsWith("list: listed true, unlisted []"), out.toString());
+        assertEquals("list: files left 0", out.get(3), out.toString());
+    }
+
+    /**
      * A failed read of a {@code .npy} file's header (EIO from pread64) was "cannot map": a user looks at address-space
      * and map-count limits then (fault review 49, F6). It says it was a read now.
      */
