@@ -31,30 +31,35 @@ final class Posix {
     private static final boolean AVAILABLE;
 
     static {
-        Throwable failure;
-        if (NativeFiles.prepareJna() || Boolean.getBoolean("jna.debug_load")) {
-            failure = register();
-        } else {
-            // JNA extracts its library itself: where it cannot, it logs 15 lines of warning and stack trace before
-            // failing, for a fallback said here in one line
-            final java.util.logging.Logger jnaLog = java.util.logging.Logger.getLogger("com.sun.jna.Native");
-            final java.util.logging.Level level = jnaLog.getLevel();
-            jnaLog.setLevel(java.util.logging.Level.OFF);
-            try {
-                failure = register();
-            } finally {
-                jnaLog.setLevel(level);
-            }
-            if (failure != null) {
-                Log.get().warn("sharray: JNA cannot load its native library ({}): file calls fall back to slower pure"
-                    + " Java; name a folder it can write and run from with -Dsharray.nativeCache or XDG_CACHE_HOME",
-                    failure.getMessage());
-            }
+        final Throwable failure = NativeFiles.prepareJna() || Boolean.getBoolean("jna.debug_load") ? register()
+            : registerQuietly();
+        if (failure != null) {
+            // also where a library folder was named (by sharray or the user) and loading from it still failed
+            Log.get().warn("sharray: JNA cannot load its native library ({}): file calls fall back to slower pure"
+                + " Java; name a folder it can write and run from with -Dsharray.nativeCache or XDG_CACHE_HOME",
+                failure.getMessage());
         }
         AVAILABLE = failure == null;
     }
 
     private Posix() {
+    }
+
+    /**
+     * Binds while JNA extracts its library itself: where it cannot, it logs 15 lines of warning and stack trace
+     * before failing, for a fallback said in one line by the caller.
+     *
+     * @return null when bound, else why not
+     */
+    private static Throwable registerQuietly() {
+        final java.util.logging.Logger jnaLog = java.util.logging.Logger.getLogger("com.sun.jna.Native");
+        final java.util.logging.Level level = jnaLog.getLevel();
+        jnaLog.setLevel(java.util.logging.Level.OFF);
+        try {
+            return register();
+        } finally {
+            jnaLog.setLevel(level);
+        }
     }
 
     /** @return null when bound, else why not */

@@ -378,6 +378,26 @@ class NativeFilesTest {
     }
 
     /**
+     * A library folder named for JNA whose library does not load (a damaged file; JNA told not to extract one
+     * itself): the fallback was silent, as sharray's line was given only where JNA extracted its library (diff review
+     * 49). Said in the same one line now.
+     */
+    @Test
+    void aNamedJnaFolderWhoseLibraryFailsIsSaidInOneLineToo() throws Exception {
+        final Path folder = Files.createDirectories(tmp.resolve("named"));
+        Files.writeString(folder.resolve("libjnidispatch.so"), "not a shared object");
+        final Process p = new ProcessBuilder(JvmFlags.javaCommand(List.of("-Djna.boot.library.path=" + folder,
+            "-Djna.nounpack=true"), JnaChild.class.getName())).redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes());
+        assertEquals(0, p.waitFor(), out);
+        assertTrue(out.contains("libc bound: false"), "the premise: JNA could not load its library\n" + out);
+        final List<String> said = out.lines().filter(l -> l.contains("JNA")).collect(Collectors.toList());
+        assertEquals(1, said.size(), out);
+        assertTrue(said.get(0).contains("JNA cannot load its native library (") && said.get(0).contains("pure Java"),
+            said.get(0));
+    }
+
+    /**
      * A cache home on a noexec mount (a hardened container's volume): the library extracted there, then failed to
      * load ("failed to map segment from shared object"), and the codec ran its Java fallback although java.io.tmpdir
      * could have held it (deployment review 49, F2). Such a root is passed over now. Needs root for the mount (CI runs
