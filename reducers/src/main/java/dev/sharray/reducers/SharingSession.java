@@ -156,6 +156,14 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
         return held.size() + copies.size();
     }
 
+    /**
+     * @return whether this session pins a caller's shared array ({@link #share}); its copies of heap arrays do not
+     *     count: a reader rebuilds those on its heap and holds no mapping of them
+     */
+    public synchronized boolean pinsSharedArrays() {
+        return !held.isEmpty();
+    }
+
     /** @return the shared array handles written through {@link #share}, as passed in (not the pinned copies) */
     public synchronized List<SharedArray> sharedOriginals() {
         return new ArrayList<>(originals);
