@@ -11,12 +11,15 @@ import java.util.List;
  * @param unlisted the array files that could not be listed: unreadable, damaged, left by a process killed while
  *     creating them, of another sharray build or of a process in another pid namespace; and folders that could not
  *     be read, whose arrays are then in neither list
+ * @param roots the temp roots whose sharray folders were looked in: this JVM's ({@code -Dsharray.tempFolder} or
+ *     {@code SHARRAY_TEMP_FOLDER}), {@code /dev/shm} and {@code java.io.tmpdir}, those that exist
  */
-public record ArrayListing(List<ArrayInfo> arrays, List<Unlisted> unlisted) {
+public record ArrayListing(List<ArrayInfo> arrays, List<Unlisted> unlisted, List<Path> roots) {
     /** Keeps its own copies. */
     public ArrayListing {
         arrays = List.copyOf(arrays);
         unlisted = List.copyOf(unlisted);
+        roots = List.copyOf(roots);
     }
 
     /**

@@ -138,7 +138,7 @@ public final class SharedArrays {
                 } // else being created by its live owner (its reference file comes next), or a user's own file
             }
         }, (userFolder, e) -> unlisted.add(unreadableFolder(userFolder, e)));
-        return new ArrayListing(arrays, unlisted);
+        return new ArrayListing(arrays, unlisted, TempFolders.knownRoots());
     }
 
     /** A folder whose arrays could not all be seen: listed in their place, rather than silently fewer arrays. */

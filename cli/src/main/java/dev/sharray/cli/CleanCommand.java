@@ -11,7 +11,8 @@ import picocli.CommandLine.Option;
 /** {@code sharray clean}: removes what crashed processes left behind. */
 @Command(name = "clean", mixinStandardHelpOptions = true,
     description = {"Reap the folders of dead owner processes and the references dead processes still hold, and say "
-        + "what was freed. Never touches a live process's folder or an array a live process holds."})
+        + "what was freed. Never touches a live process's folder or an array a live process holds. Looks under "
+        + "/dev/shm, java.io.tmpdir and SHARRAY_TEMP_FOLDER."})
 public final class CleanCommand implements Callable<Integer> {
     @Option(names = {"-n", "--dry-run"}, description = "Only say what would be removed (folders, arrays, references of dead processes); delete nothing.")
     boolean dryRun;

@@ -17,7 +17,8 @@ import picocli.CommandLine.Command;
         + "(\"(dead)\" after a holder that no longer runs), "
         + "and whether the owning process is alive; then the array files that cannot be listed (unreadable, "
         + "damaged, left by a killed create, of another sharray build or another pid namespace) and the folders "
-        + "that cannot be read, each with the reason. Reads only; nothing is modified."})
+        + "that cannot be read, each with the reason. Looks under /dev/shm, java.io.tmpdir and SHARRAY_TEMP_FOLDER. "
+        + "Reads only; nothing is modified."})
 public final class LsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
@@ -25,7 +26,10 @@ public final class LsCommand implements Callable<Integer> {
         List<ArrayInfo> arrays = listing.arrays();
         List<ArrayListing.Unlisted> unlisted = listing.unlisted();
         if (arrays.isEmpty() && unlisted.isEmpty()) {
-            Ui.out().println("no shared arrays");
+            // a user whose program chose its root with -Dsharray.tempFolder sees why this one found nothing
+            Ui.out().println("no shared arrays under " + listing.roots().stream().map(Object::toString)
+                .collect(Collectors.joining(", ")) + " (for a JVM started with -Dsharray.tempFolder=DIR, run this"
+                + " with SHARRAY_TEMP_FOLDER=DIR)");
             return 0;
         }
         if (!arrays.isEmpty()) {

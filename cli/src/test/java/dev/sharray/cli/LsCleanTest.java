@@ -71,7 +71,20 @@ class LsCleanTest {
         assertFalse(Files.exists(folder));
 
         Cli.Result after = Cli.run(temp, "ls");
-        assertFalse(after.out().contains(temp.toString()), after::toString);
+        assertFalse(after.out().contains(folder.toString()), after::toString);
+    }
+
+    /**
+     * Nothing found: said with where it looked, and how to look where a program's -Dsharray.tempFolder put its arrays
+     * (new-user review 50: "no shared arrays" alone, for arrays under such a root).
+     */
+    @Test
+    void anEmptyListingNamesTheRootsItLookedUnder() throws Exception {
+        Cli.Result none = Cli.run(temp, "ls");
+        assertEquals(0, none.exit(), none::toString);
+        String said = none.out().strip();
+        assertTrue(said.startsWith("no shared arrays under ") && said.contains(temp.toString())
+            && said.contains("/dev/shm") && said.endsWith("run this with SHARRAY_TEMP_FOLDER=DIR)"), said);
     }
 
     @Test
