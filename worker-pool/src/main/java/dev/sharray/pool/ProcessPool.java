@@ -274,7 +274,8 @@ public final class ProcessPool implements AutoCloseable {
      * @param <R>  result type
      * @return the results, in the order of {@code args}
      * @throws RemoteTaskException when a function threw: the first failure in argument order, thrown after
-     *         every task has finished (later failures are suppressed into it)
+     *         every task has finished (later failures are suppressed into it: up to 16, none alike one already
+     *         there, the others counted in a last suppressed exception)
      * @throws WorkerCrashedException when a worker died running a task (the first failure in argument order,
      *         as above)
      * @throws TaskTimeoutException when a task ran past its timeout (the first failure in argument order, as
@@ -362,23 +363,21 @@ public final class ProcessPool implements AutoCloseable {
     private <R> List<R> collect(List<Task> tasks) {
         awaitLast(tasks);
         final List<R> results = new ArrayList<>(tasks.size());
-        RuntimeException failure = null;
+        CallFailures failures = null;
         for (Task t : tasks) {
             try {
                 results.add((R) t.future.join());
             } catch (CompletionException | CancellationException e) {
                 final Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                final RuntimeException re = cause instanceof RuntimeException ? (RuntimeException) cause
-                    : new CompletionException(cause);
-                if (failure == null) {
-                    failure = re;
-                } else if (failure != re) {
-                    failure.addSuppressed(re);
+                if (failures == null) {
+                    failures = new CallFailures();
                 }
+                failures.add(cause instanceof RuntimeException ? (RuntimeException) cause : new CompletionException(cause));
                 results.add(null);
             }
         }
-        if (failure != null) {
+        if (failures != null) {
+            final RuntimeException failure = failures.first();
             // the call fails as a whole: the arrays in the results that did arrive are nobody's
             for (Task t : tasks) {
                 try {
