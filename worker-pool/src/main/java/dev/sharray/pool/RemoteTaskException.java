@@ -9,6 +9,9 @@ package dev.sharray.pool;
  * with a message that says what you need). A cause chain of more than 8 exceptions keeps its first 6, then one whose
  * {@link #remoteClassName()} is {@code "..."} and whose message says how many were left out, then its root cause; a
  * cycle of causes ends where it comes back. Each stack trace keeps its first 1024 frames.
+ *
+ * <p>It prints as this class, then the remote one ({@code dev.sharray.pool.RemoteTaskException:
+ * java.lang.NumberFormatException: For input string: "abc"}), so a log names the class to catch.
  */
 public final class RemoteTaskException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -38,11 +41,5 @@ public final class RemoteTaskException extends RuntimeException {
     /** @return the message of the exception thrown in the worker, possibly {@code null} */
     public String remoteMessage() {
         return remoteMessage;
-    }
-
-    /** Prints like the remote exception, so logs read as if it had been thrown here. */
-    @Override
-    public String toString() {
-        return getMessage();
     }
 }

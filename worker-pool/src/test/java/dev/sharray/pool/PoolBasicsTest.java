@@ -151,6 +151,21 @@ class PoolBasicsTest {
             r.getSuppressed()[0].getMessage());
     }
 
+    /**
+     * A remote failure prints as RemoteTaskException, then the remote type: it printed as the remote type alone, and a
+     * catch clause written from a log ("java.lang.IllegalStateException") caught nothing (new-user review 50, L1).
+     */
+    @Test
+    void aRemoteFailurePrintsAsTheClassToCatchThenTheRemoteOne() {
+        final RemoteTaskException r = assertThrows(RemoteTaskException.class,
+            () -> pool.map((Integer x) -> Thrower.fail(x), List.of(1, 2)));
+        assertEquals(RemoteTaskException.class.getName() + ": java.lang.IllegalStateException: bad 1", r.toString());
+        final java.io.StringWriter trace = new java.io.StringWriter();
+        r.printStackTrace(new java.io.PrintWriter(trace));
+        assertTrue(trace.toString().contains("Caused by: " + RemoteTaskException.class.getName()
+            + ": java.io.IOException: root"), trace.toString());
+    }
+
     static final class Thrower {
         static int fail(int x) {
             throw new IllegalStateException("bad " + x, new java.io.IOException("root"));
