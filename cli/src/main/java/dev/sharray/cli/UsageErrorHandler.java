@@ -11,6 +11,8 @@ final class UsageErrorHandler implements CommandLine.IParameterExceptionHandler 
             ex.printStackTrace(System.err);
         }
         System.err.println("sharray: " + ex.getMessage());
+        // a mistyped command or option: picocli's nearest names ("Did you mean: ls?")
+        CommandLine.UnmatchedArgumentException.printSuggestions(ex, System.err);
         System.err.println("Try '" + cl.getCommandSpec().qualifiedName() + " --help' for more information.");
         return Main.USAGE;
     }

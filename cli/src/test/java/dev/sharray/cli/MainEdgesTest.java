@@ -45,6 +45,24 @@ class MainEdgesTest {
         assertTrue(err.contains("sharray: cannot write to standard output"), err);
     }
 
+    /** A mistyped command names the nearest one (new-user review 50: "Unmatched argument ... 'lss'" alone). */
+    @Test
+    void aMistypedCommandSuggestsTheNearest() {
+        final java.io.PrintStream before = System.err;
+        final java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+        final int code;
+        try {
+            code = Main.run(Main.commandLine(), "lss");
+        } finally {
+            System.setErr(before);
+        }
+        final String said = err.toString(StandardCharsets.UTF_8);
+        assertEquals(Main.USAGE, code, said);
+        assertTrue(said.startsWith("sharray: Unmatched argument at index 0: 'lss'") && said.contains("Did you mean")
+            && said.contains("ls"), said);
+    }
+
     /** A command that fails with an Error: picocli left it unhandled, a raw stack trace, the friendly line unused. */
     @Test
     void anErrorIsOneLineAndExitCodeOne() {
