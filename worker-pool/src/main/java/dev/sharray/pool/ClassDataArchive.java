@@ -402,6 +402,20 @@ final class ClassDataArchive {
     }
 
     /**
+     * A worker was killed from outside before it said hello (SIGKILL or SIGTERM: a user's kill, the OOM killer):
+     * neither the archive it may have mapped nor its start is at fault, and the archive stays.
+     *
+     * @param workerId the worker's number
+     */
+    synchronized void startKilled(int workerId) {
+        mappersStarting.remove(workerId);
+        if (workerId == startingTrainer) {
+            startingTrainer = -1;
+            trainer = Integer.MAX_VALUE; // one attempt per pool, as for any trainer that ended
+        }
+    }
+
+    /**
      * A worker died before it said hello: if it was training the archive, this pool trains no more, and a relaunch
      * runs without. A JDK 17 trainer ({@code -XX:ArchiveClassesAtExit}) exits at start whenever that JVM cannot
      * dump: no base archive in the JDK (a {@code jlink} image), or options that no check here sees (in

@@ -310,6 +310,13 @@ final class WorkerLauncher {
         return cds != null && cds.dropAfterFailedStart(workerId) ? cds.archive() : null;
     }
 
+    /** A worker was killed from outside before it said hello: the class-data archive is not at fault, and stays. */
+    void startKilled(int workerId) {
+        if (cds != null) {
+            cds.startKilled(workerId);
+        }
+    }
+
     /**
      * A worker died before it said hello: if it was training the class-data archive, later launches of this pool
      * run without training.

@@ -112,7 +112,8 @@ final class WorkerStarter {
      * Waits for the worker's HELLO, then removes its ring and argument files (both sides have them open: they
      * must not outlive a crash). A worker that died at start with the workers' class-data archive mapped is
      * relaunched once without it (the archive is dropped: a damaged one crashes every JVM that maps it), and so is
-     * one that died at start training it (a JVM that cannot dump one refuses to start so).
+     * one that died at start training it (a JVM that cannot dump one refuses to start so). One killed from outside
+     * (SIGKILL, SIGTERM) is relaunched once as it was.
      *
      * @param w       the launched worker
      * @param results as for {@link #launch}, for a relaunch
@@ -127,21 +128,40 @@ final class WorkerStarter {
         if (died == null) {
             return w;
         }
-        final Path mapped = launcher.dropArchiveAfterFailedStart(w.id);
-        final Path training = mapped == null ? launcher.trainerDiedAtStart(w.id) : null;
-        if (mapped == null && training == null) {
-            throw new IllegalStateException(died);
+        final Worker relaunched;
+        if (killedFromOutside(w.exitCode())) {
+            // not the archive's doing nor the start's: the archive stays (it was deleted and turned off for a day),
+            // and the pool builds (build() failed) - soak review 50
+            launcher.startKilled(w.id);
+            relaunched = launch(results);
+            err.println("[" + poolName + "] worker " + w.id + " was killed while starting (" + died + "); worker "
+                + relaunched.id + " starts in its place");
+        } else {
+            final Path mapped = launcher.dropArchiveAfterFailedStart(w.id);
+            final Path training = mapped == null ? launcher.trainerDiedAtStart(w.id) : null;
+            if (mapped == null && training == null) {
+                throw new IllegalStateException(died);
+            }
+            relaunched = launch(results);
+            err.println("[" + poolName + "] worker " + w.id + (mapped != null
+                ? " died at start with the class-data archive " + mapped + " mapped (" + died + "); the archive is"
+                + " deleted,"
+                : " died at start while training the class-data archive " + training + " (" + died + ");")
+                + " and worker " + relaunched.id + " starts without it");
         }
-        final Worker relaunched = launch(results);
-        err.println("[" + poolName + "] worker " + w.id + (mapped != null
-            ? " died at start with the class-data archive " + mapped + " mapped (" + died + "); the archive is deleted,"
-            : " died at start while training the class-data archive " + training + " (" + died + ");")
-            + " and worker " + relaunched.id + " starts without it");
         final String diedAgain = awaitHelloOnce(relaunched);
         if (diedAgain != null) {
             throw new IllegalStateException(diedAgain);
         }
         return relaunched;
+    }
+
+    /**
+     * @return whether a process's exit code says a SIGKILL or SIGTERM ended it (128 + the signal's number): sent from
+     *     outside, as a JVM's own failures end it with an exit code or SIGABRT after its error report
+     */
+    static boolean killedFromOutside(int exitCode) {
+        return exitCode == 128 + 9 || exitCode == 128 + 15;
     }
 
     /**

@@ -323,6 +323,28 @@ class ClassDataArchiveTest {
         assertTrue(Files.exists(archive.resolveSibling(archive.getFileName() + ".failed")), out);
     }
 
+    /**
+     * A worker killed from outside while it starts (SIGKILL: a user's kill, the OOM killer) is not a sign of a bad
+     * archive: the archive was deleted and turned off for a day, and a worker started without one made build() fail
+     * (soak review 50). The worker is relaunched as it was now, and the archive kept.
+     */
+    @Test
+    void aWorkerKilledWhileStartingIsRelaunchedAndTheArchiveKept(@TempDir Path dir) throws Exception {
+        final String classpath = jarsOnly(dir);
+        final Path archive = trainedArchive(dir, classpath);
+        final Process parent = new ProcessBuilder(JvmFlags.javaCommand(classpath,
+            List.of("-Dsharray.pool.cds.dir=" + dir.resolve("cds")), KilledAtStartChild.class.getName()))
+            .redirectErrorStream(true).start();
+        final String out = new String(parent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(parent.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, parent.exitValue(), out);
+        assertTrue(out.contains("KILLED ") && out.contains("was killed while starting (worker 1 failed to start (exit"
+            + " code 137)") && out.contains("worker 2 starts in its place"), out);
+        assertTrue(out.contains("RESULT [42]"), out);
+        assertTrue(Files.exists(archive), "the archive was deleted: " + out);
+        assertFalse(Files.exists(archive.resolveSibling(archive.getFileName() + ".failed")), out);
+    }
+
     /** @return the archive a first JVM's pools trained in {@code dir}/cds */
     private static Path trainedArchive(Path dir, String classpath) throws Exception {
         final Process trainee = new ProcessBuilder(JvmFlags.javaCommand(classpath,
