@@ -36,14 +36,6 @@ final class WorkerLauncher {
     private final ClassDataArchive cds;
     private final Path doorbell;
 
-    /**
-     * Whether the serial collector, which starts fastest, can map the JDK's archived heap, which holds the archived
-     * module graph (see {@link WorkerJar}). JDK 17 maps it with G1 only ("full module graph: disabled" with
-     * {@code -XX:+UseSerialGC}): there a 2-worker pool started in ~200 ms with the serial collector and ~155 ms with
-     * the default (G1). JDK 25 maps it with either.
-     */
-    private static final boolean SERIAL_KEEPS_MODULE_GRAPH = Runtime.version().feature() >= 25;
-
     /** The system property a worker reads its allowed folders from (see {@link SharedArrays#allowFolder}). */
     static final String ALLOWED_FOLDERS_PROPERTY = "sharray.allowedFolders";
 
@@ -119,12 +111,10 @@ final class WorkerLauncher {
         args.add("-Djava.security.manager=disallow");
         // workers are short-lived helpers: no hsperfdata file (it would outlive a kill -9 in /tmp)
         args.add("-XX:-UsePerfData");
-        // without the jar the module flags are on the command line, and the graph is off whatever the collector; one
-        // the user chose, here or in the environment the workers inherit, is theirs (two make a JVM refuse to start)
-        if ((jar == null || SERIAL_KEEPS_MODULE_GRAPH) && !InheritedJavaOptions.chooseCollector(jvmOptions)
-                && !InheritedJavaOptions.chooseCollector(InheritedJavaOptions.all())) {
-            args.add("-XX:+UseSerialGC"); // it starts fastest
-        }
+        // no collector of the pool's own: the JVM's default (G1) reclaims a task's dead large arrays at once, where
+        // the serial one, ~20 ms faster to start a pool on JDK 25, left them in the old generation until the heap
+        // was full: each 200 MB array a task made faulted in fresh memory (~0.55 s against ~0.02 s) and a worker's
+        // footprint grew to its maximum heap (new-user review 50). JDK 17 maps the archived module graph with G1 only
         if (heapSize != null) {
             args.add("-Xmx" + heapSize);
         }
