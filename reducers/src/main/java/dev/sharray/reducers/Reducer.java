@@ -12,6 +12,11 @@ package dev.sharray.reducers;
  * user value with its length, and a read that takes fewer or more bytes fails with a
  * {@link MalformedDataException} naming the reducer, instead of garbling the values after it.
  *
+ * <p>A nested primitive array above the pool's {@code maxBytes} crosses as the pool's shared copy, and
+ * {@code readValue} copies it back onto the receiver's heap: for a type of big arrays (a sparse matrix), hold them
+ * as {@code SharedArray}s and write those, so that a worker maps them in place rather than copying them
+ * for every value it rebuilds.
+ *
  * <p>Both processes need the reducer: the pool re-creates registered reducers in its workers through
  * their public no-argument constructor, so implementations must have one and be stateless.
  *
