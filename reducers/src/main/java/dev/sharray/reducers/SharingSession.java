@@ -158,7 +158,8 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
 
     /**
      * @return whether this session pins a caller's shared array ({@link #share}); its copies of heap arrays do not
-     *     count: a reader rebuilds those on its heap and holds no mapping of them
+     *     count: a reader rebuilds those on its heap and holds no mapping of them (unless a user reducer reads one
+     *     with {@link ValueReader#readValueKeepingShared()}, which a pool worker sees as it decodes)
      */
     public synchronized boolean pinsSharedArrays() {
         return !held.isEmpty();

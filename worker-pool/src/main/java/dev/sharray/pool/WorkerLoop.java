@@ -34,6 +34,8 @@ final class WorkerLoop {
     private final Int2ObjectHashMap<Object> functions = new Int2ObjectHashMap<>();
     /** Functions of map calls in flight (or why they failed to decode), by map id; mirrored by the parent. */
     private final FunctionCache<Object> mapFunctions = new FunctionCache<>();
+    /** Set by {@link #readFunction} when the function it read is one decoded per task ({@link PerTaskFunction}). */
+    private PerTaskFunction perTaskFunction;
     private final Frames.Sink sink = new Frames.Sink() {
         @Override
         public void onMessage(DirectBuffer buffer, int offset, int length) {
@@ -296,11 +298,13 @@ final class WorkerLoop {
         Throwable fnError = null;
         try {
             arrays.beginTask();
+            perTaskFunction = null;
             valueReader.wrap(group, fnAt, (int) tasksAt - fnAt, arrays.opening());
             groupFn = readFunction(group, (int) tasksAt);
         } catch (Throwable t) {
             fnError = t;
         }
+        final PerTaskFunction perTask = fnError == null ? perTaskFunction : null;
         int pos = (int) tasksAt;
         for (int i = 0; i < count && !stopped; i++) { // a task that exhausted the heap retires the worker
             final int argLength = group.getInt(pos + 8, ByteOrder.LITTLE_ENDIAN);
@@ -311,6 +315,9 @@ final class WorkerLoop {
             arrays.beginTask();
             if (fnError == null) {
                 try {
+                    if (perTask != null) {
+                        fn = perTask.decode(reducers, arrays); // its arrays were released with beginTask
+                    }
                     valueReader.wrap(group, pos + Protocol.GROUPED_TASK_HEADER, argLength, arrays.opening());
                     arg = readArgument();
                 } catch (Throwable t) {
@@ -409,6 +416,7 @@ final class WorkerLoop {
      *
      * @param end where the message ends in {@code buffer}
      */
+    @SuppressWarnings("unchecked")
     private RemoteFunction<Object, Object> defineMapFunction(int mapId, DirectBuffer buffer, int end) {
         final int openedBefore = arrays.openedCount();
         Object entry;
@@ -418,9 +426,15 @@ final class WorkerLoop {
             entry = FunctionCodec.decode(buffer, at, fnLength, reducers, arrays.opening());
             valueReader.wrap(buffer, at + fnLength, end - at - fnLength, arrays.opening());
             if (arrays.openedCount() != openedBefore) {
-                // arrays are released when this task ends: a cached function holding them would outlive them
-                // (the parent never caches such a function; these bytes did not come from it)
-                entry = new MalformedDataException("a map call's cached function must not hold shared arrays");
+                // arrays are released when this task ends: a cached function holding them would outlive them. The
+                // parent caches a function whose large heap arrays crossed as copies, and a user reducer may keep
+                // such a copy mapped (ValueReader.readValueKeepingShared): its bytes are kept, decoded per task
+                final byte[] bytes = new byte[fnLength];
+                buffer.getBytes(at, bytes);
+                final RemoteFunction<Object, Object> fn = (RemoteFunction<Object, Object>) entry;
+                perTaskFunction = new PerTaskFunction(bytes);
+                mapFunctions.put(mapId, perTaskFunction);
+                return fn;
             }
         } catch (Throwable e) {
             // cached whatever it is: the parent now sends this call's tasks by id only
@@ -435,7 +449,29 @@ final class WorkerLoop {
         if (entry == null) {
             throw new MalformedDataException("unknown map function id " + mapId);
         }
+        if (entry instanceof PerTaskFunction) {
+            perTaskFunction = (PerTaskFunction) entry;
+            return perTaskFunction.decode(reducers, arrays);
+        }
         return cachedFunctionOrThrow(entry);
+    }
+
+    /**
+     * A map call's function that opened shared arrays when decoded (a user reducer kept a copy mapped): its bytes,
+     * decoded anew for each task, so its arrays are opened and released with the task as for an uncached function.
+     */
+    private static final class PerTaskFunction {
+        private final byte[] bytes;
+
+        PerTaskFunction(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @SuppressWarnings("unchecked")
+        RemoteFunction<Object, Object> decode(Reducers reducers, TaskArrays arrays) {
+            return (RemoteFunction<Object, Object>) FunctionCodec.decode(new org.agrona.concurrent.UnsafeBuffer(bytes),
+                0, bytes.length, reducers, arrays.opening());
+        }
     }
 
     /** @return a cached function, or throws its cached decoding failure */
