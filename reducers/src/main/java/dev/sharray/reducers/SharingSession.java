@@ -165,6 +165,15 @@ public final class SharingSession implements ArraySharing, AutoCloseable {
         return !held.isEmpty();
     }
 
+    /** @return the bytes of the heap arrays this session copied into shared memory (or took copies of from the cache) */
+    public synchronized long copiedBytes() {
+        long bytes = 0;
+        for (SharedArray copy : copies) {
+            bytes += copy.size() * copy.dtype().byteSize();
+        }
+        return bytes;
+    }
+
     /** @return the shared array handles written through {@link #share}, as passed in (not the pinned copies) */
     public synchronized List<SharedArray> sharedOriginals() {
         return new ArrayList<>(originals);

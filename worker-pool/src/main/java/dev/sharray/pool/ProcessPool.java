@@ -78,6 +78,21 @@ public final class ProcessPool implements AutoCloseable {
     private final WorkerStarter starter;
     private final AtomicLong taskSeq = new AtomicLong();
     private final AtomicInteger mapSeq = new AtomicInteger();
+    /** The workers' maximum heap as {@link WorkerHeap} estimates it, or 0 until first needed. */
+    private volatile long workerHeapBytes;
+
+    private long workerHeapBytes() {
+        long bytes = workerHeapBytes;
+        if (bytes == 0) {
+            bytes = WorkerHeap.maxBytes(config.heapSize, config.jvmOptions);
+            workerHeapBytes = bytes;
+        }
+        return bytes;
+    }
+
+    /** Whether a map call whose workers cache a function holding heap copies runs (one at a time, see map). */
+    private final java.util.concurrent.atomic.AtomicBoolean copiesCallInFlight =
+        new java.util.concurrent.atomic.AtomicBoolean();
     /** Tasks submitted and not yet completed (queued, running, or being finished). */
     private final AtomicInteger inFlight = new AtomicInteger();
     private final PoolState state = new PoolState();
@@ -257,7 +272,10 @@ public final class ProcessPool implements AutoCloseable {
      * function is encoded once, and an array appearing in several arguments is shared once. A worker decodes
      * a function with state (captured values, fields, heap arrays of any size) once per call, not once per task,
      * unless it captured a {@link dev.sharray.SharedArray} (opened and released with each task); the tasks of one call
-     * that run on one worker thus share one copy of the function's values, as calls in one JVM would.
+     * that run on one worker thus share one copy of the function's values, as calls in one JVM would. A function that
+     * captured heap arrays above {@code maxBytes} is decoded so only when they are at most an eighth of a worker's heap
+     * and no other call's function of that kind is: a worker keeps the arrays of a function it decoded once until its
+     * call ends, beside what tasks of other calls need.
      *
      * <p>Short tasks (well under a millisecond, as measured during the call) go to a worker several per
      * message, so they do not each wait for a round trip through this JVM; each still gets its own result,
@@ -302,6 +320,7 @@ public final class ProcessPool implements AutoCloseable {
         final SharingSession sharing = newSharing();
         final List<Task> tasks = new ArrayList<>(args.size());
         final TaskGrouping grouping;
+        boolean holdsCopiesCall = false;
         try {
             for (T arg : args) {
                 FunctionCodec.checkArgumentArrives(fn, arg, config.reducers);
@@ -312,8 +331,14 @@ public final class ProcessPool implements AutoCloseable {
             // not once per task. Not one that captured shared arrays: those are opened and released with each task,
             // as the lifecycle promises, where a cached function would hold them past the call's end. One that
             // captured large heap arrays is: a worker rebuilds them on its heap, releasing the pool's copy at once,
-            // and a copy per task cost 0.14-0.29 s for 200 MB (new-user review 50)
-            if (encoded.id == 0 && args.size() > 1 && !sharing.pinsSharedArrays()) {
+            // and a copy per task cost 0.14-0.29 s for 200 MB (new-user review 50). But a worker keeps a cached
+            // function's copies until its call ends: one such call at a time (overlapping calls would each keep theirs),
+            // and only copies small beside a worker's heap (a task of another call may need the rest of it)
+            final boolean withCopies = sharing.size() > 0;
+            final boolean cacheable = encoded.id == 0 && args.size() > 1 && !sharing.pinsSharedArrays()
+                && (!withCopies || sharing.copiedBytes() <= workerHeapBytes() / 8);
+            if (cacheable && (!withCopies || copiesCallInFlight.compareAndSet(false, true))) {
+                holdsCopiesCall = withCopies;
                 final int mapId = nextMapId();
                 encoded = encoded.forMap(mapId);
                 release = () -> {
@@ -321,6 +346,9 @@ public final class ProcessPool implements AutoCloseable {
                         sharing.close();
                     } finally {
                         workers.forgetMapFunction(mapId);
+                        if (withCopies) {
+                            copiesCallInFlight.set(false);
+                        }
                     }
                 };
             }
@@ -333,6 +361,9 @@ public final class ProcessPool implements AutoCloseable {
             }
         } catch (RuntimeException | Error e) { // e.g. a user reducer's AssertionError: its copies must not leak
             sharing.close();
+            if (holdsCopiesCall) { // no task was sent: the batch that would release it never ends
+                copiesCallInFlight.set(false);
+            }
             throw e;
         }
         for (int i = 0; i < tasks.size(); i++) {
@@ -377,16 +408,15 @@ public final class ProcessPool implements AutoCloseable {
             }
         }
         if (failures != null) {
-            final RuntimeException failure = failures.first();
             // the call fails as a whole: the arrays in the results that did arrive are nobody's
             for (Task t : tasks) {
                 try {
                     finisher.releaseResultArrays(t);
                 } catch (RuntimeException e) {
-                    failure.addSuppressed(e);
+                    failures.add(e);
                 }
             }
-            throw withCallerFrames(failure);
+            throw withCallerFrames(failures.first());
         }
         return results;
     }

@@ -171,6 +171,90 @@ class MapFunctionCacheTest {
         }
     }
 
+    /**
+     * Of calls running at once whose functions captured large heap arrays, one is decoded once per worker, the others
+     * per task: a worker keeps a cached function's arrays until its call ends, and with every overlapping call cached
+     * a worker held one copy per call (diff review 50: out of heap where one copy at a time fitted before). Call A
+     * holds the cache (a task waits at a gate), call B runs meanwhile, call C after A ends is cached again.
+     */
+    @Test
+    @Timeout(120)
+    void ofOverlappingCallsCapturingLargeHeapArraysOneIsDecodedOncePerWorker(@TempDir Path dir) throws Exception {
+        try (ProcessPool pool = ProcessPool.builder().workers(2).heapSize("128m").maxBytes(1024).build()) {
+            final double[] first = new double[64 * 1024];
+            final double[] second = new double[64 * 1024];
+            java.util.Arrays.fill(second, 2.0);
+            final String gate = dir.resolve("gate").toString();
+            final String started = dir.resolve("started").toString();
+            final RemoteFunction<Integer, Double> waiting = x -> {
+                if (x == 0) {
+                    Files.createFile(Path.of(started));
+                    while (!Files.exists(Path.of(gate))) {
+                        Thread.sleep(10);
+                    }
+                }
+                return first[x];
+            };
+            final Thread a = new Thread(() -> pool.map(waiting, range(2)));
+            a.start();
+            while (!Files.exists(Path.of(started))) {
+                Thread.sleep(10);
+            }
+            // the gate opens by itself after 10 s, should one of B's tasks be queued behind A's waiting task
+            final Thread opener = new Thread(() -> {
+                try {
+                    Thread.sleep(10_000);
+                    Files.createFile(Path.of(gate));
+                } catch (Exception ignored) {
+                    // opened by the test
+                }
+            });
+            opener.setDaemon(true);
+            opener.start();
+            final RemoteFunction<Integer, String> reading = x -> System.identityHashCode(second) + ":" + second[x];
+            final Set<String> duringA = new HashSet<>(pool.map(reading, range(20)));
+            assertTrue(duringA.size() > 2, "B's function was decoded per task while A held the cache: " + duringA);
+            if (!Files.exists(Path.of(gate))) {
+                Files.createFile(Path.of(gate));
+            }
+            a.join();
+            final Set<String> afterA = new HashSet<>(pool.map(reading, range(20)));
+            assertTrue(afterA.size() <= 2, "C's function was decoded once per worker: " + afterA);
+            for (String r : afterA) {
+                assertTrue(r.endsWith(":2.0"), r);
+            }
+        }
+    }
+
+    /**
+     * Captured heap arrays above an eighth of a worker's heap keep their function decoded per task: a worker that kept
+     * them for the call could lack the room a task of another call needs (diff review 50: out of heap where one copy
+     * at a time fitted before).
+     */
+    @Test
+    @Timeout(120)
+    void aCapturedHeapArrayTooBigBesideAWorkersHeapIsRebuiltPerTask() {
+        try (ProcessPool pool = ProcessPool.builder().workers(2).heapSize("64m").maxBytes(1024).build()) {
+            final double[] big = new double[1_250_000]; // 10 MB: above 64m / 8
+            java.util.Arrays.fill(big, 3.0);
+            final Set<String> seen = new HashSet<>(pool.map(x -> System.identityHashCode(big) + ":" + big[x], range(20)));
+            assertTrue(seen.size() > 2, "decoded per task: " + seen);
+            for (String r : seen) {
+                assertTrue(r.endsWith(":3.0"), r);
+            }
+        }
+    }
+
+    @Test
+    void aWorkersHeapIsEstimatedFromTheHeapSizeTheOptionsOrTheMemory() {
+        assertEquals(512L << 20, WorkerHeap.maxBytes("512m", List.of("-Xmx2g")));
+        assertEquals(2L << 30, WorkerHeap.maxBytes(null, List.of("-Xmx1g", "-Xmx2G")));
+        assertEquals(4096, WorkerHeap.parse("4k"));
+        assertEquals(Long.MAX_VALUE, WorkerHeap.parse("99999999999t"));
+        final long memory = WorkerHeap.maxBytes(null, List.of("-Xss1m"));
+        assertTrue(memory > 64L << 20 && memory < Long.MAX_VALUE, "a quarter of this host's memory: " + memory);
+    }
+
     @Test
     @Timeout(120)
     void moreMapCallsAtOnceThanTheCacheHoldsEachRunTheirOwnFunction() throws Exception {
