@@ -48,6 +48,22 @@ class CallFailuresTest {
     }
 
     @Test
+    void failuresOfTheSameWordsWithDifferentCausesAreAttached() {
+        final CallFailures failures = new CallFailures();
+        final RuntimeException first = new RuntimeException("task failed", new IllegalStateException("disk full"));
+        final RuntimeException second = new RuntimeException("task failed", new IllegalStateException("no such row"));
+        final RuntimeException third = new RuntimeException("task failed", new IllegalStateException("disk full"));
+        failures.add(first);
+        failures.add(second);
+        failures.add(third);
+        assertSame(first, failures.first());
+        assertEquals(2, first.getSuppressed().length, Arrays.toString(first.getSuppressed()));
+        assertSame(second, first.getSuppressed()[0]);
+        assertTrue(first.getSuppressed()[1].getMessage().startsWith("1 more task of this call failed"),
+            first.getSuppressed()[1].getMessage());
+    }
+
+    @Test
     void distinctFailuresPastTheCapAreCounted() {
         final CallFailures failures = new CallFailures();
         final RuntimeException first = new RuntimeException("task 0");
