@@ -133,6 +133,7 @@ final class WorkerStarter {
             // not the archive's doing nor the start's: the archive stays (it was deleted and turned off for a day),
             // and the pool builds (build() failed) - soak review 50
             launcher.startKilled(w.id);
+            requirePoolOpen(died);
             relaunched = launch(results);
             err.println("[" + poolName + "] worker " + w.id + " was killed while starting (" + died + "); worker "
                 + relaunched.id + " starts in its place");
@@ -142,6 +143,7 @@ final class WorkerStarter {
             if (mapped == null && training == null) {
                 throw new IllegalStateException(died);
             }
+            requirePoolOpen(died);
             relaunched = launch(results);
             err.println("[" + poolName + "] worker " + w.id + (mapped != null
                 ? " died at start with the class-data archive " + mapped + " mapped (" + died + "); the archive is"
@@ -154,6 +156,13 @@ final class WorkerStarter {
             throw new IllegalStateException(diedAgain);
         }
         return relaunched;
+    }
+
+    /** Refuses a relaunch once the pool closed or was killed: the next wait would kill the new worker at once. */
+    private void requirePoolOpen(String died) {
+        if (poolClosed.getAsBoolean() || poolKilled.getAsBoolean()) {
+            throw new IllegalStateException(died);
+        }
     }
 
     /**
