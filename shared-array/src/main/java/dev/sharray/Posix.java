@@ -35,9 +35,10 @@ final class Posix {
             : registerQuietly();
         if (failure != null) {
             // also where a library folder was named (by sharray or the user) and loading from it still failed
+            final String named = System.getProperty("jna.boot.library.path");
             Log.get().warn("sharray: JNA cannot load its native library ({}): file calls fall back to slower pure"
-                + " Java; name a folder it can write and run from with -Dsharray.nativeCache or XDG_CACHE_HOME",
-                failure.getMessage());
+                + " Java; name a folder it can write and run from with -Dsharray.nativeCache or XDG_CACHE_HOME{}",
+                failure.getMessage(), named == null ? "" : " (it looked in jna.boot.library.path " + named + ")");
         }
         AVAILABLE = failure == null;
     }

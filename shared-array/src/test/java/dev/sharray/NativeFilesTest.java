@@ -393,8 +393,8 @@ class NativeFilesTest {
         assertTrue(out.contains("libc bound: false"), "the premise: JNA could not load its library\n" + out);
         final List<String> said = out.lines().filter(l -> l.contains("JNA")).collect(Collectors.toList());
         assertEquals(1, said.size(), out);
-        assertTrue(said.get(0).contains("JNA cannot load its native library (") && said.get(0).contains("pure Java"),
-            said.get(0));
+        assertTrue(said.get(0).contains("JNA cannot load its native library (") && said.get(0).contains("pure Java")
+            && said.get(0).endsWith("(it looked in jna.boot.library.path " + folder + ")"), said.get(0));
     }
 
     /**

@@ -27,8 +27,9 @@ public final class LsCommand implements Callable<Integer> {
         List<ArrayListing.Unlisted> unlisted = listing.unlisted();
         if (arrays.isEmpty() && unlisted.isEmpty()) {
             // a user whose program chose its root with -Dsharray.tempFolder sees why this one found nothing
-            Ui.out().println("no shared arrays under " + listing.roots().stream().map(Object::toString)
-                .collect(Collectors.joining(", ")) + " (for a JVM started with -Dsharray.tempFolder=DIR, run this"
+            Ui.out().println((listing.roots().isEmpty() ? "no shared arrays: no temp root exists"
+                : "no shared arrays under " + listing.roots().stream().map(Object::toString)
+                .collect(Collectors.joining(", "))) + " (for a JVM started with -Dsharray.tempFolder=DIR, run this"
                 + " with SHARRAY_TEMP_FOLDER=DIR)");
             return 0;
         }

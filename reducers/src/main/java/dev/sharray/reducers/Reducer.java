@@ -14,8 +14,9 @@ package dev.sharray.reducers;
  *
  * <p>A nested primitive array above the pool's {@code maxBytes} crosses as the pool's shared copy, and
  * {@code readValue} copies it back onto the receiver's heap: for a type of big arrays (a sparse matrix), hold them
- * as {@code SharedArray}s and write those, so that a worker maps them in place rather than copying them
- * for every value it rebuilds.
+ * as {@code SharedArray}s and write those, or read such a value with {@link ValueReader#readValueKeepingShared()}
+ * (valid while the task runs), so that a worker maps them in place rather than copying them for every value it
+ * rebuilds.
  *
  * <p>Both processes need the reducer: the pool re-creates registered reducers in its workers through
  * their public no-argument constructor, so implementations must have one and be stateless.

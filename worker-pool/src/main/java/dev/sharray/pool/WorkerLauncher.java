@@ -111,7 +111,7 @@ final class WorkerLauncher {
         args.add("-Djava.security.manager=disallow");
         // workers are short-lived helpers: no hsperfdata file (it would outlive a kill -9 in /tmp)
         args.add("-XX:-UsePerfData");
-        // no collector of the pool's own: the JVM's default (G1) reclaims a task's dead large arrays at once, where
+        // no collector of the pool's own: the JVM's default (G1 on two or more cores) reclaims a task's dead large arrays at once, where
         // the serial one, ~20 ms faster to start a pool on JDK 25, left them in the old generation until the heap
         // was full: each 200 MB array a task made faulted in fresh memory (~0.55 s against ~0.02 s) and a worker's
         // footprint grew to its maximum heap (new-user review 50). JDK 17 maps the archived module graph with G1 only
