@@ -28,6 +28,7 @@ public final class InjectedFaultChild {
             createAndRelease(Backing.MAPPED_FILE);
             list();
             openNpy(root.resolve("user.npy"));
+            filesUnder(root); // its classes too: the JDK reads classes with pread64, which a test injects faults into
         }
         System.out.println("ready " + Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName());
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

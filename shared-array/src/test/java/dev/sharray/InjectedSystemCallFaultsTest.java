@@ -68,9 +68,7 @@ class InjectedSystemCallFaultsTest {
         final List<String> out = run("mmap", "mmap:error=EIO:when=2", "chronicle", "chronicle again");
         assertTrue(out.get(0).startsWith("chronicle: refused java.io.UncheckedIOException: cannot map ")
             && out.get(0).contains(".npy: "), out.toString());
-        assertEquals("chronicle: files left 0", out.get(1), out.toString());
-        assertEquals("chronicle again: created 42.5", out.get(2), out.toString());
-        assertEquals("chronicle again: files left 0", out.get(3), out.toString());
+        assertNothingLeftAndRetried(out, "chronicle", "created 42.5");
     }
 
     /**
@@ -109,15 +107,20 @@ class InjectedSystemCallFaultsTest {
         final List<String> out = run("pread64", "pread64:error=EIO:when=1", "npy", "npy again");
         assertTrue(out.get(0).startsWith("npy: refused java.io.UncheckedIOException: cannot read the header of ")
             && out.get(0).endsWith("user.npy: Input/output error"), out.toString());
-        assertEquals("npy: files left 0", out.get(1), out.toString());
-        assertEquals("npy again: opened 42.5", out.get(2), out.toString());
-        assertEquals("npy again: files left 0", out.get(3), out.toString());
+        assertNothingLeftAndRetried(out, "npy", "opened 42.5");
     }
 
     private static void assertClean(List<String> out) {
         assertEquals("go: files left 0", out.get(1), out.toString());
         assertEquals("again: created 42.5", out.get(2), out.toString());
         assertEquals("again: files left 0", out.get(3), out.toString());
+    }
+
+    /** {@code command} under the fault left no file, and "{@code command} again" without it gave {@code outcome}. */
+    private static void assertNothingLeftAndRetried(List<String> out, String command, String outcome) {
+        assertEquals(command + ": files left 0", out.get(1), out.toString());
+        assertEquals(command + " again: " + outcome, out.get(2), out.toString());
+        assertEquals(command + " again: files left 0", out.get(3), out.toString());
     }
 
     /** @return the child's four lines: the create under the injected fault and its files left, then the same again */

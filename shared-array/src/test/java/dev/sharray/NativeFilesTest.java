@@ -366,15 +366,21 @@ class NativeFilesTest {
             "-Duser.home=" + notAFolder.resolve("home"), "-Djava.io.tmpdir=" + notAFolder.resolve("tmp")),
             JnaChild.class.getName())).redirectErrorStream(true);
         pb.environment().remove("XDG_CACHE_HOME");
-        final Process p = pb.start();
+        final String said = theOneJnaLineOf(pb);
+        assertTrue(said.contains("JNA cannot load its native library (") && said.contains("temporary directory")
+            && said.contains("-Dsharray.nativeCache"), said);
+    }
+
+    /** @return the one line a JnaChild whose JNA could not load its library says about JNA (checked: one, no trace) */
+    private static String theOneJnaLineOf(ProcessBuilder child) throws Exception {
+        final Process p = child.redirectErrorStream(true).start();
         final String out = new String(p.getInputStream().readAllBytes());
         assertEquals(0, p.waitFor(), out);
         assertTrue(out.contains("libc bound: false"), "the premise: JNA could not load its library\n" + out);
         final List<String> said = out.lines().filter(l -> l.contains("JNA")).collect(Collectors.toList());
         assertEquals(1, said.size(), out);
-        assertTrue(said.get(0).contains("JNA cannot load its native library (") && said.get(0).contains("temporary directory")
-            && said.get(0).contains("-Dsharray.nativeCache"), said.get(0));
         assertFalse(out.contains("\tat "), "no stack trace:\n" + out);
+        return said.get(0);
     }
 
     /**
@@ -386,15 +392,10 @@ class NativeFilesTest {
     void aNamedJnaFolderWhoseLibraryFailsIsSaidInOneLineToo() throws Exception {
         final Path folder = Files.createDirectories(tmp.resolve("named"));
         Files.writeString(folder.resolve("libjnidispatch.so"), "not a shared object");
-        final Process p = new ProcessBuilder(JvmFlags.javaCommand(List.of("-Djna.boot.library.path=" + folder,
-            "-Djna.nounpack=true"), JnaChild.class.getName())).redirectErrorStream(true).start();
-        final String out = new String(p.getInputStream().readAllBytes());
-        assertEquals(0, p.waitFor(), out);
-        assertTrue(out.contains("libc bound: false"), "the premise: JNA could not load its library\n" + out);
-        final List<String> said = out.lines().filter(l -> l.contains("JNA")).collect(Collectors.toList());
-        assertEquals(1, said.size(), out);
-        assertTrue(said.get(0).contains("JNA cannot load its native library (") && said.get(0).contains("pure Java")
-            && said.get(0).endsWith("(it looked in jna.boot.library.path " + folder + ")"), said.get(0));
+        final String said = theOneJnaLineOf(new ProcessBuilder(JvmFlags.javaCommand(List.of(
+            "-Djna.boot.library.path=" + folder, "-Djna.nounpack=true"), JnaChild.class.getName())));
+        assertTrue(said.contains("JNA cannot load its native library (") && said.contains("pure Java")
+            && said.endsWith("(it looked in jna.boot.library.path " + folder + ")"), said);
     }
 
     /**
