@@ -393,25 +393,15 @@ final class ClassDataArchive {
         return was;
     }
 
-    /** A worker said hello: whatever ends it later, the archive it mapped was sound. */
-    synchronized void workerStarted(int workerId) {
-        mappersStarting.remove(workerId);
-        if (workerId == startingTrainer) {
-            startingTrainer = -1;
-        }
-    }
-
     /**
-     * A worker was killed from outside before it said hello (SIGKILL or SIGTERM: a user's kill, the OOM killer):
-     * neither the archive it may have mapped nor its start is at fault, and the archive stays.
-     *
-     * @param workerId the worker's number
+     * A worker said hello, or was killed from outside before it could (SIGKILL, SIGTERM: a user's kill, the OOM
+     * killer): whatever ends it, the archive it mapped is not at fault and stays. (A killed trainer gave up its role
+     * when its exit was seen.)
      */
-    synchronized void startKilled(int workerId) {
+    synchronized void archiveNotAtFault(int workerId) {
         mappersStarting.remove(workerId);
         if (workerId == startingTrainer) {
             startingTrainer = -1;
-            trainer = Integer.MAX_VALUE; // one attempt per pool, as for any trainer that ended
         }
     }
 

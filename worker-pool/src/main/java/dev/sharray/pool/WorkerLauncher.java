@@ -283,10 +283,13 @@ final class WorkerLauncher {
         }
     }
 
-    /** A worker said hello: the class-data archive it may have mapped is sound. */
-    void workerStarted(int workerId) {
+    /**
+     * A worker said hello, or was killed from outside before it could: the class-data archive it may have mapped is
+     * not at fault.
+     */
+    void archiveNotAtFault(int workerId) {
         if (cds != null) {
-            cds.workerStarted(workerId);
+            cds.archiveNotAtFault(workerId);
         }
     }
 
@@ -298,13 +301,6 @@ final class WorkerLauncher {
      */
     Path dropArchiveAfterFailedStart(int workerId) {
         return cds != null && cds.dropAfterFailedStart(workerId) ? cds.archive() : null;
-    }
-
-    /** A worker was killed from outside before it said hello: the class-data archive is not at fault, and stays. */
-    void startKilled(int workerId) {
-        if (cds != null) {
-            cds.startKilled(workerId);
-        }
     }
 
     /**

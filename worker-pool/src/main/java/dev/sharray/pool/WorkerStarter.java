@@ -132,7 +132,7 @@ final class WorkerStarter {
         if (killedFromOutside(w.exitCode())) {
             // not the archive's doing nor the start's: the archive stays (it was deleted and turned off for a day),
             // and the pool builds (build() failed) - soak review 50
-            launcher.startKilled(w.id);
+            launcher.archiveNotAtFault(w.id);
             requirePoolOpen(died);
             relaunched = launch(results);
             err.println("[" + poolName + "] worker " + w.id + " was killed while starting (" + died + "); worker "
@@ -208,7 +208,7 @@ final class WorkerStarter {
             }
             idler.idle(w.reader.poll(sink, 1));
         }
-        launcher.workerStarted(w.id);
+        launcher.archiveNotAtFault(w.id);
         w.rings.unlink();
         launcher.deleteArgFile(w.id);
         return null;

@@ -442,7 +442,7 @@ class ClassDataArchiveTest {
             final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             final List<String> lines = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
             assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-            cds.workerStarted(1); // the trainer had said hello: it fails when it dumps at exit
+            cds.archiveNotAtFault(1); // the trainer had said hello: it fails when it dumps at exit
             cds.workerExited(1, p.exitValue(), () -> lines);
             for (int i = 0; i < 200 && !Files.exists(cds.failedMarker()); i++) {
                 Thread.sleep(50); // JDK 25: the background dump finds no class list
@@ -465,7 +465,7 @@ class ClassDataArchiveTest {
         withCacheIn(dir, jar -> {
             final ClassDataArchive cds = ClassDataArchive.forWorkers(JAVA, jar.toString(), List.of(), List.of());
             assertFalse(cds.optionsFor(1).isEmpty(), "the first launch trains");
-            cds.workerStarted(1);
+            cds.archiveNotAtFault(1);
             cds.workerExited(1, 1, () -> List.of("[worker 1] exiting on the task's request"));
             assertFalse(Files.exists(cds.failedMarker()), "a task's exit marked the archive failed");
             assertEquals(0, cds.trainingFiles(Long.MAX_VALUE), "temporary files left");
