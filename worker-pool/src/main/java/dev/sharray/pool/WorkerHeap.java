@@ -42,7 +42,11 @@ final class WorkerHeap {
     static long parse(String size) {
         final char unit = Character.toLowerCase(size.charAt(size.length() - 1));
         final int shift = unit == 'k' ? 10 : unit == 'm' ? 20 : unit == 'g' ? 30 : unit == 't' ? 40 : 0;
-        final long number = Long.parseLong(shift == 0 ? size : size.substring(0, size.length() - 1));
+        final String digits = shift == 0 ? size : size.substring(0, size.length() - 1);
+        if (digits.length() > 18) { // past a long (the builder's pattern takes any number of digits)
+            return Long.MAX_VALUE;
+        }
+        final long number = Long.parseLong(digits);
         return number > Long.MAX_VALUE >> shift ? Long.MAX_VALUE : number << shift;
     }
 }

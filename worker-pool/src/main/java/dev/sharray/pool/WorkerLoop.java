@@ -34,8 +34,6 @@ final class WorkerLoop {
     private final Int2ObjectHashMap<Object> functions = new Int2ObjectHashMap<>();
     /** Functions of map calls in flight (or why they failed to decode), by map id; mirrored by the parent. */
     private final FunctionCache<Object> mapFunctions = new FunctionCache<>();
-    /** Set by {@link #readFunction} when the function it read is one decoded per task ({@link PerTaskFunction}). */
-    private PerTaskFunction perTaskFunction;
     private final Frames.Sink sink = new Frames.Sink() {
         @Override
         public void onMessage(DirectBuffer buffer, int offset, int length) {
@@ -298,13 +296,14 @@ final class WorkerLoop {
         Throwable fnError = null;
         try {
             arrays.beginTask();
-            perTaskFunction = null;
             valueReader.wrap(group, fnAt, (int) tasksAt - fnAt, arrays.opening());
             groupFn = readFunction(group, (int) tasksAt);
         } catch (Throwable t) {
             fnError = t;
         }
-        final PerTaskFunction perTask = fnError == null ? perTaskFunction : null;
+        // a function whose reading opened arrays holds them (a user reducer kept a copy mapped, see PerTaskFunction):
+        // each task's beginTask releases them, so each task reads the function anew
+        final boolean readPerTask = fnError == null && arrays.openedCount() != 0;
         int pos = (int) tasksAt;
         for (int i = 0; i < count && !stopped; i++) { // a task that exhausted the heap retires the worker
             final int argLength = group.getInt(pos + 8, ByteOrder.LITTLE_ENDIAN);
@@ -315,8 +314,9 @@ final class WorkerLoop {
             arrays.beginTask();
             if (fnError == null) {
                 try {
-                    if (perTask != null) {
-                        fn = perTask.decode(reducers, arrays); // its arrays were released with beginTask
+                    if (readPerTask) {
+                        valueReader.wrap(group, fnAt, (int) tasksAt - fnAt, arrays.opening());
+                        fn = readFunction(group, (int) tasksAt);
                     }
                     valueReader.wrap(group, pos + Protocol.GROUPED_TASK_HEADER, argLength, arrays.opening());
                     arg = readArgument();
@@ -431,10 +431,8 @@ final class WorkerLoop {
                 // such a copy mapped (ValueReader.readValueKeepingShared): its bytes are kept, decoded per task
                 final byte[] bytes = new byte[fnLength];
                 buffer.getBytes(at, bytes);
-                final RemoteFunction<Object, Object> fn = (RemoteFunction<Object, Object>) entry;
-                perTaskFunction = new PerTaskFunction(bytes);
-                mapFunctions.put(mapId, perTaskFunction);
-                return fn;
+                mapFunctions.put(mapId, new PerTaskFunction(bytes));
+                return (RemoteFunction<Object, Object>) entry;
             }
         } catch (Throwable e) {
             // cached whatever it is: the parent now sends this call's tasks by id only
@@ -450,8 +448,7 @@ final class WorkerLoop {
             throw new MalformedDataException("unknown map function id " + mapId);
         }
         if (entry instanceof PerTaskFunction) {
-            perTaskFunction = (PerTaskFunction) entry;
-            return perTaskFunction.decode(reducers, arrays);
+            return ((PerTaskFunction) entry).decode(reducers, arrays);
         }
         return cachedFunctionOrThrow(entry);
     }

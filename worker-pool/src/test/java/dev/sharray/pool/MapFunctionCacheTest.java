@@ -251,6 +251,7 @@ class MapFunctionCacheTest {
         assertEquals(2L << 30, WorkerHeap.maxBytes(null, List.of("-Xmx1g", "-Xmx2G")));
         assertEquals(4096, WorkerHeap.parse("4k"));
         assertEquals(Long.MAX_VALUE, WorkerHeap.parse("99999999999t"));
+        assertEquals(Long.MAX_VALUE, WorkerHeap.parse("99999999999999999999m")); // the builder's pattern takes it
         final long memory = WorkerHeap.maxBytes(null, List.of("-Xss1m"));
         assertTrue(memory > 64L << 20 && memory < Long.MAX_VALUE, "a quarter of this host's memory: " + memory);
     }
