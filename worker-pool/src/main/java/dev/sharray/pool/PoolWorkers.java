@@ -86,6 +86,18 @@ final class PoolWorkers {
         return false;
     }
 
+    /** @return the smallest maximum heap the current workers said they have, or 0 when none has said yet */
+    long smallestMaxHeap() {
+        long smallest = 0;
+        for (Worker w : workers) {
+            final long bytes = w.maxHeapBytes;
+            if (bytes > 0 && (smallest == 0 || bytes < smallest)) {
+                smallest = bytes;
+            }
+        }
+        return smallest;
+    }
+
     /** @return the process ids of the live workers */
     List<Long> pids() {
         final List<Long> pids = new ArrayList<>();

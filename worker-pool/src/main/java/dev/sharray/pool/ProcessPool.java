@@ -78,17 +78,6 @@ public final class ProcessPool implements AutoCloseable {
     private final WorkerStarter starter;
     private final AtomicLong taskSeq = new AtomicLong();
     private final AtomicInteger mapSeq = new AtomicInteger();
-    /** The workers' maximum heap as {@link WorkerHeap} estimates it, or 0 until first needed. */
-    private volatile long workerHeapBytes;
-
-    private long workerHeapBytes() {
-        long bytes = workerHeapBytes;
-        if (bytes == 0) {
-            bytes = WorkerHeap.maxBytes(config.heapSize, config.jvmOptions);
-            workerHeapBytes = bytes;
-        }
-        return bytes;
-    }
 
     /** Whether a map call whose workers cache a function holding heap copies runs (one at a time, see map). */
     private final java.util.concurrent.atomic.AtomicBoolean copiesCallInFlight =
@@ -336,7 +325,7 @@ public final class ProcessPool implements AutoCloseable {
             // and only copies small beside a worker's heap (a task of another call may need the rest of it)
             final boolean withCopies = sharing.size() > 0;
             final boolean cacheable = encoded.id == 0 && args.size() > 1 && !sharing.pinsSharedArrays()
-                && (!withCopies || sharing.copiedBytes() <= workerHeapBytes() / 8);
+                && (!withCopies || sharing.copiedBytes() <= workers.smallestMaxHeap() / 8);
             if (cacheable && (!withCopies || copiesCallInFlight.compareAndSet(false, true))) {
                 holdsCopiesCall = withCopies;
                 final int mapId = nextMapId();

@@ -17,7 +17,7 @@ package dev.sharray.pool;
  *   STOP     kind                   finish and exit
  *   FORGET   kind, mapId:long       that map call is over: drop its cached function
  * worker → parent
- *   HELLO    kind, pid:long         mapped and ready
+ *   HELLO    kind, pid:long, maxHeap:long    mapped and ready; maxHeap is its Runtime.maxMemory()
  *   RESULT   kind, taskId:long, status:byte, flags:byte (HOLDS_ARRAYS, RETIRING), value (OK) or error (ERROR)
  * </pre>
  */
@@ -29,6 +29,7 @@ final class Protocol {
     static final byte TASKS = 5;
     static final byte TIMED_TASKS = 6;
     static final byte HELLO = 10;
+    static final int HELLO_LENGTH = 17;
     static final byte RESULT = 11;
 
     /** The function's bytes follow; the worker decodes them for this task only. */

@@ -66,6 +66,8 @@ final class Worker {
      */
     final AtomicReference<Task> pinnedUntilExit = new AtomicReference<>();
     long pid;
+    /** The worker's maximum heap, as its HELLO said ({@code Runtime.maxMemory()}); 0 until then. */
+    volatile long maxHeapBytes;
 
     Worker(int id, Process process, RingFile rings, OutputForwarder stdout, OutputForwarder stderr) {
         this.id = id;

@@ -98,7 +98,8 @@ final class WorkerLoop {
     void run() {
         out.putByte(0, Protocol.HELLO);
         out.putLong(1, ProcessHandle.current().pid(), ByteOrder.LITTLE_ENDIAN);
-        writer.write(out, 0, 9, () -> true);
+        out.putLong(9, Runtime.getRuntime().maxMemory(), ByteOrder.LITTLE_ENDIAN);
+        writer.write(out, 0, Protocol.HELLO_LENGTH, () -> true);
         final Idler idler = Idler.forPolling();
         while (!stopped) {
             final int n = reader.poll(sink, 1);

@@ -184,7 +184,8 @@ final class WorkerStarter {
         final long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
         final boolean[] hello = new boolean[1];
         final Frames.Sink sink = (buffer, offset, length) -> {
-            if (length >= 9 && buffer.getByte(offset) == Protocol.HELLO) {
+            if (length >= Protocol.HELLO_LENGTH && buffer.getByte(offset) == Protocol.HELLO) {
+                w.maxHeapBytes = buffer.getLong(offset + 9, java.nio.ByteOrder.LITTLE_ENDIAN);
                 hello[0] = true;
             }
         };
