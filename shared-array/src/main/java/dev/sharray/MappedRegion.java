@@ -1,6 +1,9 @@
 package dev.sharray;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import org.agrona.BufferUtil;
@@ -27,6 +30,14 @@ public final class MappedRegion {
     private static final java.util.Queue<MappedByteBuffer> UNMAPPABLE = new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** The smallest page of the platforms sharray runs on: every mapping's address is a multiple of it. */
     private static final long PAGE = 4096;
+    /**
+     * {@code sun.nio.ch.FileChannelImpl.setUninterruptible()} (exported by sharray's JVM flags), or null without it.
+     * An interrupt that lands while the JDK maps a file makes {@code FileChannel.map} throw
+     * {@code ClosedByInterruptException} after the mmap succeeded, dropping the only record of the mapping: it stayed
+     * mapped, with its file (deleted or not), until the JVM's exit, and the create or open that
+     * {@link InterruptsSetAside} then ran again mapped the file anew.
+     */
+    private static final MethodHandle SET_UNINTERRUPTIBLE = findSetUninterruptible();
 
     private final long address;
     private final long length;
@@ -57,6 +68,7 @@ public final class MappedRegion {
         if (length <= 0 || length > MAX_LENGTH) {
             throw new IllegalArgumentException("a mapped region is 1 to " + MAX_LENGTH + " bytes, not " + length);
         }
+        uninterruptible(channel);
         if (SEGMENTS != null) {
             // a bad address's arena is left open and unreachable: its close would unmap that address (a shared arena is
             // never closed by the GC)
@@ -75,6 +87,29 @@ public final class MappedRegion {
             throw e;
         }
         return new MappedRegion(address, length, mapped, null);
+    }
+
+    private static MethodHandle findSetUninterruptible() {
+        try {
+            final Class<?> impl = Class.forName("sun.nio.ch.FileChannelImpl");
+            return MethodHandles.lookup().findVirtual(impl, "setUninterruptible", MethodType.methodType(void.class));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null; // not exported here: an interrupt during a map may leave that mapping behind, as it did
+        }
+    }
+
+    /** Keeps an interrupt from closing {@code channel} while it maps: the mapping would be lost (see above). */
+    private static void uninterruptible(FileChannel channel) throws IOException {
+        if (SET_UNINTERRUPTIBLE == null || !SET_UNINTERRUPTIBLE.type().parameterType(0).isInstance(channel)) {
+            return;
+        }
+        try {
+            SET_UNINTERRUPTIBLE.invoke(channel);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException("cannot make " + channel + " uninterruptible", e);
+        }
     }
 
     /**
