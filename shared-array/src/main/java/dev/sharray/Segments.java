@@ -450,6 +450,8 @@ final class Segments {
             refsKept = !retire && !deleted && s.refKey != null && s.refKey != NO_FILE_KEY;
             if (refsKept) {
                 IdleReferenceFiles.keep(s.refs, s.refKey);
+            } else {
+                IdleReferenceFiles.dropDeleted(); // as keep does: its Javadoc promises it at every release
             }
             if (retire) {
                 // another thread may have opened and retired the same file between our release and this lock
@@ -481,9 +483,10 @@ final class Segments {
         trimLocked();
     }
 
-    /** Unmaps retained mappings whose file was deleted; call it when idle. */
+    /** Unmaps retained mappings, and kept reference files, whose file was deleted; call it when idle. */
     static synchronized void trimRetained() {
         trimLocked();
+        IdleReferenceFiles.dropDeleted();
     }
 
     static synchronized long retainedBytes() {

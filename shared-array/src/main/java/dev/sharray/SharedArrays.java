@@ -465,7 +465,11 @@ public final class SharedArrays {
         Segments.retainMappings(maxBytes);
     }
 
-    /** Unmaps retained mappings whose files have been deleted; cheap, call it when idle. */
+    /**
+     * Unmaps retained mappings whose files have been deleted, and the small reference-file mappings this process
+     * keeps of arrays another process held at its last release here, once those arrays are deleted; cheap, call it
+     * when idle.
+     */
     public static void trimRetainedMappings() {
         Segments.trimRetained();
     }

@@ -57,6 +57,31 @@ class IdleReferenceFilesTest {
         }
     }
 
+    /**
+     * A release that deletes its own array, and {@link SharedArrays#trimRetainedMappings()}, drop the kept mapping of an
+     * array deleted since, as an open does (review 51: only opens and releases that kept a mapping did, and the
+     * reference file of a pool's dropped result stayed mapped after the pool's close).
+     */
+    @Test
+    void aKeptMappingOfADeletedArrayGoesAtACreateAndReleaseOrATrim() throws Exception {
+        for (boolean trim : new boolean[] {false, true}) {
+            try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {
+                final Descriptor d = arrayCreatedBy(owner);
+                final Path ref = Segments.refPathFor(d.path());
+                SharedArray.open(d).release();
+                assertEquals(1, mappingsOf(ref), "kept after the last release here");
+                assertEquals(0, owner.finish());
+                assertFalse(Files.exists(ref), "the owner deleted its array");
+                if (trim) {
+                    SharedArrays.trimRetainedMappings();
+                } else {
+                    SharedArray.create(DType.FLOAT64, 1).release(); // deletes its own array
+                }
+                assertEquals(0, mappingsOf(ref), "the unlinked .ref is no longer mapped (trim: " + trim + ")");
+            }
+        }
+    }
+
     @Test
     void aReferenceFileReplacedSinceIsMappedAfresh() throws Exception {
         try (ChildJvm owner = ChildJvm.start(ArrayAgent.class, List.of())) {

@@ -171,6 +171,9 @@ final class StopSequence {
         }
         pump.settleStopped();
         copies.close(); // every call has completed: its copies are back in the cache or released
+        // this process may keep mappings of arrays its workers held, for a reopen: they are deleted now (review 51:
+        // a dropped result's reference file stayed mapped after close)
+        SharedArrays.trimRetainedMappings();
     }
 
     /**
