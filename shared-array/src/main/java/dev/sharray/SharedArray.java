@@ -823,15 +823,18 @@ public final class SharedArray extends NdArray implements AutoCloseable {
 
     /**
      * How many of start, start + step, ... come before {@code stop} (exclusive, already clamped to [-1, n]),
-     * without overflow: a start that far behind stop counts as a huge non-empty slice, so the caller refuses it
-     * as out of bounds like any other (the subtraction used to wrap to a negative count: an empty view).
+     * without overflow: a start that far behind stop, stepping towards it, counts as a huge non-empty slice, so the
+     * caller refuses it as out of bounds like any other (the subtraction used to wrap to a negative count: an empty
+     * view); one that far on the other side steps away from it, and its slice is empty, as for a small start.
      */
     private static long sliceCount(long start, long stop, long step) {
         final long distance;
         try {
             distance = step > 0 ? Math.subtractExact(stop, start) : Math.subtractExact(start, stop);
         } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
+            // which way it overflowed: slice(0, MIN_VALUE, 3, -1) walks down from below stop, empty as
+            // slice(0, -5, 3, -1) is (it was refused as out of bounds)
+            return (step > 0 ? stop > start : start > stop) ? Long.MAX_VALUE : 0;
         }
         if (distance <= 0) {
             return 0;

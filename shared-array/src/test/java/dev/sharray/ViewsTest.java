@@ -267,6 +267,14 @@ class ViewsTest {
             try (SharedArray empty = a.slice(0, Long.MAX_VALUE, 3, 1)) { // empty either way, as before
                 assertEquals(0, empty.size());
             }
+            // walking down from below stop is empty, as for a small start; before, start - stop overflowed and the
+            // empty slice was refused as out of bounds
+            try (SharedArray small = a.slice(0, -5, 3, -1); SharedArray huge = a.slice(0, Long.MIN_VALUE, 3, -1);
+                 SharedArray far = a.slice(1, Long.MIN_VALUE + 1, 0, Long.MIN_VALUE)) {
+                assertArrayEquals(new long[] {0, 4}, small.shape());
+                assertArrayEquals(new long[] {0, 4}, huge.shape());
+                assertArrayEquals(new long[] {3, 0}, far.shape());
+            }
             // a step longer than the axis takes the start alone; before, -Long.MIN_VALUE overflowed to an empty view
             try (SharedArray last = a.slice(0, 2, -1, Long.MIN_VALUE); SharedArray first = a.slice(1, 0, 4, Long.MAX_VALUE)) {
                 assertArrayEquals(new long[] {1, 4}, last.shape());
