@@ -733,7 +733,7 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
      * error grows with the logarithm of the size rather than with the size, and a dense FLOAT64 array gives the same
      * bits as NumPy 2's {@code sum} (NumPy 1 adds the pairwise sums of blocks of 8,192 elements one by one, so it can
      * differ in the last bits past that size). Every layout of the same values (heap, shared, any view) gives the
-     * same bits. Other dtypes are summed as doubles in the same order.
+     * same bits (for a NaN result: a NaN, whose payload may be another of the NaNs summed). Other dtypes are summed as doubles in the same order.
      *
      * @return the sum of all elements (0 for an empty array)
      */
@@ -774,7 +774,7 @@ public abstract sealed class NdArray permits SharedArray, HeapArray {
 
     /**
      * Sums the products in the order of {@link #sum()} (pairwise, in row-major order), so every layout of the same
-     * values gives the same bits. Both arrays are streamed, never copied; contiguous FLOAT64 operands (a dense shared
+     * values gives the same bits (a NaN's payload aside, as for {@link #sum()}). Both arrays are streamed, never copied; contiguous FLOAT64 operands (a dense shared
      * array or view, a FLOAT64 heap array) take a fast path.
      *
      * @param other an array of the same shape

@@ -11,7 +11,8 @@ import org.agrona.UnsafeApi;
  * times 0.1: exactly 1,000,000 here, 1,000,000.00004 in four interleaved running sums), for the same work.
  *
  * <p>Every layout of the same values (a dense array, a strided view, a heap array) is summed in this one order, so
- * gives the same bits: dense doubles through {@link #ofDense}, any other through an instance fed one value at a
+ * gives the same bits (a NaN result excepted: which NaN's payload survives an addition of two is the compiled
+ * code's choice): dense doubles through {@link #ofDense}, any other through an instance fed one value at a
  * time, in row-major order, which walks the same tree. Callers add the result to {@code 0.0}, as NumPy adds it to
  * the reduction's identity (a sum of negative zeros is {@code 0.0}).
  */
