@@ -52,7 +52,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Thread-safe. Callbacks attached to task futures may run on the pool's result thread (the failure of a
  * task whose worker died too), or on a thread that waits for a task (it reads answers while it waits): keep them
- * short and non-blocking, or use the {@code *Async} variants. One there may still call the pool and wait for the
+ * short and non-blocking, or use the {@code *Async} variants. A callback that blocks on the result thread (a sleep, a
+ * lock, I/O) holds up every caller's results while it blocks, not only its own task's. One there may still call the pool and wait for the
  * futures it returns ({@code map}, {@code submit(..).join()}) and for the stages that depend on them
  * ({@code submit(..).thenApply(..).join()}): the thread reads answers while it waits. Waiting on the result
  * thread on any other future (one the pool did not make, such as {@code CompletableFuture.allOf}'s) stops the
