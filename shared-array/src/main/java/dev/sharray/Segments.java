@@ -450,7 +450,8 @@ final class Segments {
             refsKept = !retire && !deleted && s.refKey != null && s.refKey != NO_FILE_KEY;
             if (refsKept) {
                 IdleReferenceFiles.keep(s.refs, s.refKey);
-            } else {
+                referenceFilesKept = true;
+            } else if (referenceFilesKept) {
                 IdleReferenceFiles.dropDeleted(); // as keep does: its Javadoc promises it at every release
             }
             if (retire) {
@@ -486,8 +487,16 @@ final class Segments {
     /** Unmaps retained mappings, and kept reference files, whose file was deleted; call it when idle. */
     static synchronized void trimRetained() {
         trimLocked();
-        IdleReferenceFiles.dropDeleted();
+        if (referenceFilesKept) {
+            IdleReferenceFiles.dropDeleted();
+        }
     }
+
+    /**
+     * Whether a release kept a reference file mapped (under the lock): until then nothing is kept, and a release does
+     * not load {@link IdleReferenceFiles}, which a first release out of file descriptors could not (OutOfDescriptorsTest).
+     */
+    private static boolean referenceFilesKept;
 
     static synchronized long retainedBytes() {
         return retainedBytes;
