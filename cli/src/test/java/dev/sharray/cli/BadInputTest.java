@@ -419,6 +419,43 @@ class BadInputTest {
         assertTrue(v.out().contains("foreign"), v::toString);
     }
 
+    /**
+     * Two encodings in one folder, each with enough shards to be decoded: decode wrote the one with more valid headers
+     * (or the lower indexes on a tie) and called the other's shards damaged, and repair overwrote them with rebuilt
+     * shards of its own, destroying a set that decoded alone (ecfuzz review 51). Both refuse now, naming both sets,
+     * and change nothing; verify says why.
+     */
+    @Test
+    void twoDecodableSetsInOneFolderAreRefusedNotMixed() throws Exception {
+        final Path other = EcEndToEndTest.randomFile(dir.resolve("other.bin"), 100_000, 77);
+        final Path mixed = Files.createDirectory(dir.resolve("two-sets"));
+        for (Path in : List.of(input, other)) {
+            final Path shards = dir.resolve("rs22-" + in.getFileName());
+            final Cli.Result r = Cli.runThreads(null, "ec", "encode", in.toString(), "-k", "2", "-m", "2", "-o",
+                shards.toString(), "-q");
+            assertEquals(0, r.exit(), r::toString);
+            for (int i : in == input ? new int[] {0, 1} : new int[] {2, 3}) { // each set: enough to decode it alone
+                Files.copy(EcEndToEndTest.shard(shards, i), EcEndToEndTest.shard(mixed, i));
+            }
+        }
+        final List<String> before = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            before.add(EcEndToEndTest.sha256(EcEndToEndTest.shard(mixed, i)));
+        }
+        final Path out = dir.resolve("two-sets.out");
+        assertFails(Cli.runThreads(null, "ec", "decode", mixed.toString(), "-o", out.toString()), 1,
+            "will not decode " + mixed + ": it holds shards of two encodings");
+        assertFalse(Files.exists(out));
+        final Cli.Result repair = Cli.runThreads(null, "ec", "repair", mixed.toString());
+        assertFails(repair, 1, "will not repair");
+        assertTrue(repair.err().contains("shards [0, 1]") && repair.err().contains("shards [2, 3]"), repair::toString);
+        for (int i = 0; i < 4; i++) {
+            assertEquals(before.get(i), EcEndToEndTest.sha256(EcEndToEndTest.shard(mixed, i)), "shard " + i + " unchanged");
+        }
+        final Cli.Result v = Cli.runThreads(null, "ec", "verify", mixed.toString());
+        assertTrue(v.out().contains("two encodings with enough shards each to be decoded"), v::toString);
+    }
+
     @Test
     void shardsOfAnotherFormatVersion() throws Exception {
         Path shards = encode("shards");

@@ -35,6 +35,7 @@ public final class EcDecodeCommand implements Callable<Integer> {
         Inputs.requireWritableOutput(output, force);
         try (Parallel compute = workers.compute(Workload.NATIVE_LOOPS); Parallel io = Parallels.local(workers.workers())) {
             ShardSet set = ShardSet.scanForDecoding(dir, io);
+            set.requireNoRivalSet("decode");
             double secs = FileDecoder.decode(set, output, force, compute, io);
             long len = set.header().originalLength();
             Ui.info(String.format("decoded %s (%s) from %s: %.2f s, %s", output, Sizes.format(len), sources(set), secs,
@@ -56,10 +57,15 @@ public final class EcDecodeCommand implements Callable<Integer> {
         if (dataIntact) {
             return "its " + shards(k, "data shard") + (k == 1 ? ", intact" : ", all intact")
                 + (unchecked > 0 ? " (parity not read)" : "")
-                + (damaged > 0 ? "; " + shards(damaged, "parity shard") + " missing or damaged" : "");
+                + (damaged > 0 ? "; " + shards(damaged, "parity shard") + " missing or damaged" : "") + othersIgnored(set);
         }
         return shards(set.intactCount(), "intact shard") + " of " + set.entries().size() + " (" + damaged
-            + " missing or damaged)";
+            + " missing or damaged)" + othersIgnored(set);
+    }
+
+    /** As verify says it: a shard of another encoding is counted as damaged, and the summary must not hide why. */
+    private static String othersIgnored(ShardSet set) {
+        return set.foreignSets() > 0 ? "; shards of " + set.foreignSets() + " other set(s) ignored" : "";
     }
 
     private static String shards(long n, String what) {

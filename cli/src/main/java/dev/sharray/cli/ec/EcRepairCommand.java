@@ -27,6 +27,7 @@ public final class EcRepairCommand implements Callable<Integer> {
     public Integer call() {
         try (Parallel compute = workers.compute(Workload.NATIVE_LOOPS); Parallel io = Parallels.local(workers.workers())) {
             ShardSet set = ShardSet.scan(dir, io);
+            set.requireNoRivalSet("repair");
             List<Integer> fixed = ShardRepairer.repair(set, compute, io);
             if (fixed.isEmpty()) {
                 Ui.out().println("all " + set.entries().size() + " shards intact; nothing to repair");

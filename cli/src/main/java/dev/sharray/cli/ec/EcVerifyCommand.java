@@ -46,9 +46,14 @@ public final class EcVerifyCommand implements Callable<Integer> {
         int intact = set.intactCount();
         int n = set.entries().size();
         String verdict = intact == n ? "all shards intact"
-            : set.recoverable() ? "recoverable (" + (n - intact) + " damaged; run 'sharray ec repair')"
+            : set.recoverable() ? "recoverable (" + (n - intact) + " damaged" + (set.rivalSet() == null
+                ? "; run 'sharray ec repair')" : ")")
             : "NOT recoverable (need " + h.k() + " intact shards)";
         out.printf("%d of %d shards intact; %s%s%n", intact, n, verdict,
             set.foreignSets() > 0 ? "; shards of " + set.foreignSets() + " other set(s) ignored" : "");
+        if (set.rivalSet() != null) {
+            out.printf("this folder holds two encodings with enough shards each to be decoded, %s: decode and repair"
+                + " refuse it until one set's shard files are moved to a folder of their own%n", set.rivalSet());
+        }
     }
 }

@@ -29,14 +29,21 @@ public final class ShardSet {
     private final ShardHeader header;
     private final List<ShardEntry> entries;
     private final int foreignSets;
+    /**
+     * Null, or when another encoding has as many valid headers here as its data shards (so may be decodable on its
+     * own): both sets described, for a message.
+     */
+    private final String rivalSet;
     /** Per index, an intact shard's file state taken before its checksum was checked; null for the others. */
     private final InputState[] intactStates;
 
-    private ShardSet(Path dir, ShardHeader header, List<ShardEntry> entries, int foreignSets, InputState[] intactStates) {
+    private ShardSet(Path dir, ShardHeader header, List<ShardEntry> entries, int foreignSets, String rivalSet,
+                     InputState[] intactStates) {
         this.dir = dir;
         this.header = header;
         this.entries = entries;
         this.foreignSets = foreignSets;
+        this.rivalSet = rivalSet;
         this.intactStates = intactStates;
     }
 
@@ -58,6 +65,31 @@ public final class ShardSet {
     /** @return how many other encodings have shards in the directory */
     public int foreignSets() {
         return foreignSets;
+    }
+
+    /**
+     * Refuses a folder holding shards of two encodings that may each be decodable: the set chosen (most valid
+     * headers) is decoded or repaired as if the other's shards were damaged, and a repair overwrites them with
+     * rebuilt shards of its own, destroying a set that could have been decoded (ecfuzz review 51).
+     *
+     * @param doing what the caller was about to do ("decode", "repair")
+     * @throws CliException naming both sets
+     */
+    public void requireNoRivalSet(String doing) {
+        if (rivalSet != null) {
+            throw new CliException("will not " + doing + " " + dir + ": it holds shards of two encodings with enough"
+                + " shards each to be decoded, " + rivalSet + "; move one set's shard files to a folder of their own,"
+                + " then " + doing + " each");
+        }
+    }
+
+    /** @return null, or both sets described when another one may be decodable on its own (see requireNoRivalSet) */
+    public String rivalSet() {
+        return rivalSet;
+    }
+
+    private static String describe(ShardHeader h, List<Integer> indexes) {
+        return String.format("set %016x (RS(%d,%d) %s, shards %s)", h.setId(), h.k(), h.m(), h.matrix(), indexes);
     }
 
     /** @return number of intact shards */
@@ -174,9 +206,14 @@ public final class ShardSet {
         List<ShardEntry> entries = new ArrayList<>(n);
         List<Integer> toCheck = new ArrayList<>();
         java.util.Set<Long> otherSets = new java.util.HashSet<>();
-        for (ShardHeader h : headers.values()) {
+        String rival = null;
+        for (ShardHeader h : new TreeMap<>(headers).values()) {
             if (!h.sameSet(ref)) {
                 otherSets.add(h.setId());
+                final List<Integer> members = membersOf(h, headers);
+                if (rival == null && members.size() >= h.k()) {
+                    rival = describe(ref, membersOf(ref, headers)) + " and " + describe(h, members);
+                }
             }
         }
         for (int i = 0; i < n; i++) {
@@ -220,7 +257,7 @@ public final class ShardSet {
                 }
             }
         }
-        return new ShardSet(dir, ref, List.copyOf(entries), otherSets.size(), states);
+        return new ShardSet(dir, ref, List.copyOf(entries), otherSets.size(), rival, states);
     }
 
     /** A checked shard, and for an intact one the state of its file before the check (else null). */
@@ -299,6 +336,12 @@ public final class ShardSet {
                     + "); nothing was written: run it again once the shards are no longer being written");
             }
         }
+    }
+
+    /** @return the indexes whose files hold a valid header of {@code h}'s set, for their own index */
+    private static List<Integer> membersOf(ShardHeader h, Map<Integer, ShardHeader> headers) {
+        return new TreeMap<>(headers).entrySet().stream()
+            .filter(e -> e.getValue().sameSet(h) && e.getValue().index() == e.getKey()).map(Map.Entry::getKey).toList();
     }
 
     /** The set with most valid headers; ties go to the set holding the lowest index. */
