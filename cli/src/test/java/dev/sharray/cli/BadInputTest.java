@@ -398,6 +398,9 @@ class BadInputTest {
         }
         Path out = dir.resolve("out.bin");
         assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1, "only 9 of 14 shards are intact");
+        // which ones, and where to see why (ecfuzz review 51: the message named neither)
+        assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1,
+            "missing 0, 3, 7, 10, 13 ('sharray ec verify " + shards + "' says why for each)");
         assertFalse(Files.exists(out));
         assertFails(Cli.runThreads(null, "ec", "repair", shards.toString()), 1, "10 are needed");
         Cli.Result v = Cli.runThreads(null, "ec", "verify", shards.toString());
@@ -488,6 +491,9 @@ class BadInputTest {
         Path out = dir.resolve("o");
         assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1,
             "no valid shard in " + shards);
+        // and why, for the first few (ecfuzz review 51: no reason was given)
+        final Cli.Result why = Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString());
+        assertTrue(why.err().contains("(shard-00.sre: ") && why.err().contains("; 11 more)"), why::toString);
         assertFalse(Files.exists(out));
 
         Path one = encode("one");

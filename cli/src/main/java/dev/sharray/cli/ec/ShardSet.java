@@ -92,6 +92,20 @@ public final class ShardSet {
         return String.format("set %016x (RS(%d,%d) %s, shards %s)", h.setId(), h.k(), h.m(), h.matrix(), indexes);
     }
 
+    /** @return the shards not intact, by status: "missing 0, 3; corrupted 5" */
+    private String damageByStatus() {
+        final Map<ShardStatus, List<Integer>> byStatus = new java.util.EnumMap<>(ShardStatus.class);
+        for (ShardEntry e : entries) {
+            if (!e.intact() && e.status() != ShardStatus.UNCHECKED) {
+                byStatus.computeIfAbsent(e.status(), s -> new ArrayList<>()).add(e.index());
+            }
+        }
+        final List<String> parts = new ArrayList<>();
+        byStatus.forEach((status, indexes) -> parts.add(status.label() + " " + indexes.stream().map(String::valueOf)
+            .collect(java.util.stream.Collectors.joining(", "))));
+        return String.join("; ", parts);
+    }
+
     /** @return number of intact shards */
     public int intactCount() {
         return (int) entries.stream().filter(ShardEntry::intact).count();
@@ -125,7 +139,8 @@ public final class ShardSet {
         if (!recoverable()) {
             String extra = foreignSets > 0 ? " (the directory mixes shards of " + (foreignSets + 1) + " different sets)" : "";
             throw new CliException("cannot recover " + dir + ": only " + intactCount() + " of " + entries.size()
-                + " shards are intact, " + header.k() + " are needed" + extra);
+                + " shards are intact, " + header.k() + " are needed" + extra + "; " + damageByStatus()
+                + " ('sharray ec verify " + dir + "' says why for each)");
         }
     }
 
@@ -200,7 +215,8 @@ public final class ShardSet {
                 throw new CliException("the shards in " + dir + " use format version " + unsupportedVersion
                     + "; this sharray reads version " + ShardHeader.VERSION);
             }
-            throw new CliException("no valid shard in " + dir + ": all " + files.size() + " shard files are damaged or unreadable");
+            throw new CliException("no valid shard in " + dir + ": all " + files.size() + " shard files are damaged or"
+                + " unreadable (" + firstReasons(bad) + ")");
         }
         int n = ref.k() + ref.m();
         List<ShardEntry> entries = new ArrayList<>(n);
@@ -336,6 +352,19 @@ public final class ShardSet {
                     + "); nothing was written: run it again once the shards are no longer being written");
             }
         }
+    }
+
+    /** @return why the first few shard files were refused: "shard-00.sre: header checksum mismatch; ..." */
+    private static String firstReasons(Map<Integer, ShardEntry> bad) {
+        final List<String> reasons = new ArrayList<>();
+        for (ShardEntry e : new TreeMap<>(bad).values()) {
+            if (reasons.size() == 3) {
+                reasons.add((bad.size() - 3) + " more");
+                break;
+            }
+            reasons.add(e.path().getFileName() + ": " + e.detail());
+        }
+        return String.join("; ", reasons);
     }
 
     /** @return the indexes whose files hold a valid header of {@code h}'s set, for their own index */
