@@ -86,7 +86,14 @@ final class PoolWorkers {
         return false;
     }
 
-    /** @return the smallest maximum heap the current workers said they have, or 0 when none has said yet */
+    /** The last {@link #smallestMaxHeap()} found among live workers, for when none is live. */
+    private volatile long lastSmallestMaxHeap;
+
+    /**
+     * @return the smallest maximum heap the current workers said they have; while none is live (the last one's
+     *     replacement still starting) the last one found, as its replacement runs with the same options; 0 before any
+     *     worker said it
+     */
     long smallestMaxHeap() {
         long smallest = 0;
         for (Worker w : workers) {
@@ -95,6 +102,11 @@ final class PoolWorkers {
                 smallest = bytes;
             }
         }
+        if (smallest == 0) {
+            // 0 made every copy too big: a map call made then decoded its copies per task (diff review 51)
+            return lastSmallestMaxHeap;
+        }
+        lastSmallestMaxHeap = smallest;
         return smallest;
     }
 

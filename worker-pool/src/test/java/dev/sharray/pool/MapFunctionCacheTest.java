@@ -268,6 +268,27 @@ class MapFunctionCacheTest {
         }
     }
 
+    /**
+     * A map call made while the pool's only worker is being replaced still caches copies that fit: with no live worker
+     * to say its heap, the bound was 0 and all 20 tasks decoded the copy (diff review 51).
+     */
+    @Test
+    @Timeout(120)
+    void copiesAreCachedWhileTheOnlyWorkerIsReplaced() {
+        try (ProcessPool pool = ProcessPool.builder().workers(1).heapSize("256m").maxBytes(1024).build()) {
+            final double[] fits = new double[250_000]; // 2 MB: far below 256m / 8
+            java.util.Arrays.fill(fits, 9.0);
+            assertEquals(1, new HashSet<>(pool.map(x -> System.identityHashCode(fits), range(20))).size());
+            final java.util.concurrent.CompletableFuture<Integer> dies = pool.submit((Integer x) -> {
+                Runtime.getRuntime().halt(3);
+                return x;
+            }, 1);
+            assertThrows(java.util.concurrent.ExecutionException.class, dies::get);
+            final Set<Integer> whileReplaced = new HashSet<>(pool.map(x -> System.identityHashCode(fits), range(20)));
+            assertEquals(1, whileReplaced.size(), "decoded once by the replacement: " + whileReplaced);
+        }
+    }
+
     @Test
     @Timeout(120)
     void moreMapCallsAtOnceThanTheCacheHoldsEachRunTheirOwnFunction() throws Exception {
