@@ -400,7 +400,7 @@ class BadInputTest {
         assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1, "only 9 of 14 shards are intact");
         // which ones, and where to see why (ecfuzz review 51: the message named neither)
         assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1,
-            "missing 0, 3, 7, 10, 13 ('sharray ec verify " + shards + "' says why for each)");
+            "missing 0, 3, 7, 10, 13 ('sharray ec verify' on it says why for each)");
         assertFalse(Files.exists(out));
         assertFails(Cli.runThreads(null, "ec", "repair", shards.toString()), 1, "10 are needed");
         Cli.Result v = Cli.runThreads(null, "ec", "verify", shards.toString());
@@ -447,7 +447,7 @@ class BadInputTest {
         }
         final Path out = dir.resolve("two-sets.out");
         assertFails(Cli.runThreads(null, "ec", "decode", mixed.toString(), "-o", out.toString()), 1,
-            "will not decode " + mixed + ": it holds shards of two encodings");
+            "will not decode " + mixed + ": it holds two encodings with enough intact shards each");
         assertFalse(Files.exists(out));
         final Cli.Result repair = Cli.runThreads(null, "ec", "repair", mixed.toString());
         assertFails(repair, 1, "will not repair");
@@ -456,7 +456,55 @@ class BadInputTest {
             assertEquals(before.get(i), EcEndToEndTest.sha256(EcEndToEndTest.shard(mixed, i)), "shard " + i + " unchanged");
         }
         final Cli.Result v = Cli.runThreads(null, "ec", "verify", mixed.toString());
-        assertTrue(v.out().contains("two encodings with enough shards each to be decoded"), v::toString);
+        assertTrue(v.out().contains("two encodings with enough intact shards each to be decoded"), v::toString);
+    }
+
+    /**
+     * Another encoding that cannot decode here is no rival: its shards with damaged bodies beside a complete set leave
+     * decode and repair as they were (diff review 51: refused on valid headers alone). One that decodes beside a set
+     * that cannot is named by the "cannot recover" message.
+     */
+    @Test
+    void aSecondSetIsARivalOnlyWhenItDecodes() throws Exception {
+        final Path other = EcEndToEndTest.randomFile(dir.resolve("other.bin"), 100_000, 78);
+        final Path a = dir.resolve("a22");
+        final Path b = dir.resolve("b24");
+        assertEquals(0, Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "2", "-m", "2", "-o", a.toString(), "-q").exit());
+        assertEquals(0, Cli.runThreads(null, "ec", "encode", other.toString(), "-k", "2", "-m", "4", "-o", b.toString(), "-q").exit());
+        final Path folder = Files.createDirectory(dir.resolve("a-and-damaged-b"));
+        for (int i = 0; i < 4; i++) {
+            Files.copy(EcEndToEndTest.shard(a, i), EcEndToEndTest.shard(folder, i));
+        }
+        for (int i : new int[] {4, 5}) {
+            Files.copy(EcEndToEndTest.shard(b, i), EcEndToEndTest.shard(folder, i));
+            EcEndToEndTest.flipBit(EcEndToEndTest.shard(folder, i), 1000 * 8);
+        }
+        final Path out = dir.resolve("a.out");
+        final Cli.Result decoded = Cli.runThreads(null, "ec", "decode", folder.toString(), "-o", out.toString());
+        assertEquals(0, decoded.exit(), decoded::toString);
+        assertEquals(EcEndToEndTest.sha256(input), EcEndToEndTest.sha256(out));
+        final Cli.Result repaired = Cli.runThreads(null, "ec", "repair", folder.toString());
+        assertEquals(0, repaired.exit(), repaired::toString);
+        assertTrue(repaired.out().contains("nothing to repair"), repaired::toString);
+
+        final Path d = dir.resolve("d44");
+        final Path c = dir.resolve("c26");
+        assertEquals(0, Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "4", "-m", "4", "-o", d.toString(), "-q").exit());
+        assertEquals(0, Cli.runThreads(null, "ec", "encode", other.toString(), "-k", "2", "-m", "6", "-o", c.toString(), "-q").exit());
+        final Path broken = Files.createDirectory(dir.resolve("d-short-and-c"));
+        for (int i = 0; i < 3; i++) {
+            Files.copy(EcEndToEndTest.shard(d, i), EcEndToEndTest.shard(broken, i)); // 3 of RS(4,4): chosen, cannot recover
+        }
+        for (int i : new int[] {6, 7}) {
+            Files.copy(EcEndToEndTest.shard(c, i), EcEndToEndTest.shard(broken, i)); // 2 of RS(2,6): decodes alone
+        }
+        final Cli.Result refused = Cli.runThreads(null, "ec", "decode", broken.toString(), "-o", dir.resolve("d.out").toString());
+        assertFails(refused, 1, "only 3 of 8 shards are intact");
+        assertTrue(refused.err().contains("another encoding here decodes on its own, set ")
+            && refused.err().contains("RS(2,6) VANDERMONDE, shards [6, 7])"), refused::toString);
+        final Cli.Result v = Cli.runThreads(null, "ec", "verify", broken.toString());
+        assertTrue(v.out().contains("NOT recoverable") && v.out().contains("another encoding here decodes on its own")
+            && !v.out().contains("enough intact shards each"), v::toString);
     }
 
     @Test

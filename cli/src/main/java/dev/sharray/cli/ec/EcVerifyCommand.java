@@ -51,9 +51,12 @@ public final class EcVerifyCommand implements Callable<Integer> {
             : "NOT recoverable (need " + h.k() + " intact shards)";
         out.printf("%d of %d shards intact; %s%s%n", intact, n, verdict,
             set.foreignSets() > 0 ? "; shards of " + set.foreignSets() + " other set(s) ignored" : "");
-        if (set.rivalSet() != null) {
-            out.printf("this folder holds two encodings with enough shards each to be decoded, %s: decode and repair"
-                + " refuse it until one set's shard files are moved to a folder of their own%n", set.rivalSet());
+        if (set.rivalSet() != null && set.recoverable()) {
+            out.printf("this folder holds two encodings with enough intact shards each to be decoded, %s: decode and"
+                + " repair refuse it until one set's shard files are moved to a folder of their own%n", set.bothSets());
+        } else if (set.rivalSet() != null) {
+            out.printf("another encoding here decodes on its own, %s: move its shard files to a folder of their own%n",
+                set.rivalSet());
         }
     }
 }

@@ -30,19 +30,21 @@ public final class ShardSet {
     private final List<ShardEntry> entries;
     private final int foreignSets;
     /**
-     * Null, or when another encoding has as many valid headers here as its data shards (so may be decodable on its
-     * own): both sets described, for a message.
+     * Null, or when another encoding has as many intact shards here as its data shards, so decodes on its own: that
+     * set described, for a message ({@link #chosenSet} the chosen one).
      */
     private final String rivalSet;
+    private final String chosenSet;
     /** Per index, an intact shard's file state taken before its checksum was checked; null for the others. */
     private final InputState[] intactStates;
 
-    private ShardSet(Path dir, ShardHeader header, List<ShardEntry> entries, int foreignSets, String rivalSet,
-                     InputState[] intactStates) {
+    private ShardSet(Path dir, ShardHeader header, List<ShardEntry> entries, int foreignSets, String chosenSet,
+                     String rivalSet, InputState[] intactStates) {
         this.dir = dir;
         this.header = header;
         this.entries = entries;
         this.foreignSets = foreignSets;
+        this.chosenSet = chosenSet;
         this.rivalSet = rivalSet;
         this.intactStates = intactStates;
     }
@@ -68,24 +70,30 @@ public final class ShardSet {
     }
 
     /**
-     * Refuses a folder holding shards of two encodings that may each be decodable: the set chosen (most valid
-     * headers) is decoded or repaired as if the other's shards were damaged, and a repair overwrites them with
-     * rebuilt shards of its own, destroying a set that could have been decoded (ecfuzz review 51).
+     * Refuses a folder holding shards of two encodings that each decode: the set chosen (most valid headers) is
+     * decoded or repaired as if the other's shards were damaged, and a repair overwrites them with rebuilt shards of
+     * its own, destroying a set that decoded on its own (ecfuzz review 51). A chosen set that cannot be recovered is
+     * left to {@link #requireRecoverable()}, which names the other.
      *
      * @param doing what the caller was about to do ("decode", "repair")
      * @throws CliException naming both sets
      */
     public void requireNoRivalSet(String doing) {
-        if (rivalSet != null) {
-            throw new CliException("will not " + doing + " " + dir + ": it holds shards of two encodings with enough"
-                + " shards each to be decoded, " + rivalSet + "; move one set's shard files to a folder of their own,"
-                + " then " + doing + " each");
+        if (rivalSet != null && recoverable()) {
+            throw new CliException("will not " + doing + " " + dir + ": it holds two encodings with enough intact shards"
+                + " each to be decoded, " + bothSets() + "; move one set's shard files to a folder of their own, then "
+                + doing + " each");
         }
     }
 
-    /** @return null, or both sets described when another one may be decodable on its own (see requireNoRivalSet) */
+    /** @return null, or another set that decodes on its own here, described (see requireNoRivalSet) */
     public String rivalSet() {
         return rivalSet;
+    }
+
+    /** @return the chosen set and the rival, described */
+    public String bothSets() {
+        return chosenSet + " and " + rivalSet;
     }
 
     private static String describe(ShardHeader h, List<Integer> indexes) {
@@ -138,9 +146,11 @@ public final class ShardSet {
     public void requireRecoverable() {
         if (!recoverable()) {
             String extra = foreignSets > 0 ? " (the directory mixes shards of " + (foreignSets + 1) + " different sets)" : "";
+            String rival = rivalSet == null ? "" : "; another encoding here decodes on its own, " + rivalSet
+                + ": move its shard files to a folder of their own";
             throw new CliException("cannot recover " + dir + ": only " + intactCount() + " of " + entries.size()
                 + " shards are intact, " + header.k() + " are needed" + extra + "; " + damageByStatus()
-                + " ('sharray ec verify " + dir + "' says why for each)");
+                + " ('sharray ec verify' on it says why for each)" + rival);
         }
     }
 
@@ -226,9 +236,17 @@ public final class ShardSet {
         for (ShardHeader h : new TreeMap<>(headers).values()) {
             if (!h.sameSet(ref)) {
                 otherSets.add(h.setId());
-                final List<Integer> members = membersOf(h, headers);
-                if (rival == null && members.size() >= h.k()) {
-                    rival = describe(ref, membersOf(ref, headers)) + " and " + describe(h, members);
+                if (rival == null && membersOf(h, headers).size() >= h.k()) {
+                    // enough headers: its bodies decide (read only then, which is rare)
+                    final List<Integer> intact = new ArrayList<>();
+                    for (int i : membersOf(h, headers)) {
+                        if (checkBody(i, files.get(i), headers.get(i), ShardHeader.SIZE + h.shardLength()).entry().intact()) {
+                            intact.add(i);
+                        }
+                    }
+                    if (intact.size() >= h.k()) {
+                        rival = describe(h, intact);
+                    }
                 }
             }
         }
@@ -273,7 +291,8 @@ public final class ShardSet {
                 }
             }
         }
-        return new ShardSet(dir, ref, List.copyOf(entries), otherSets.size(), rival, states);
+        return new ShardSet(dir, ref, List.copyOf(entries), otherSets.size(),
+            rival == null ? null : describe(ref, membersOf(ref, headers)), rival, states);
     }
 
     /** A checked shard, and for an intact one the state of its file before the check (else null). */
