@@ -16,7 +16,8 @@ import java.util.LinkedHashMap;
  * was made from: same path, same file identity (device and inode, from the {@code stat} that tells whether the array
  * has a reference file at all) and a state still {@link RefCountFile#LIVE}, and its header and slots are checked
  * again as {@link RefCountFile#open} checks them. Mappings of arrays since deleted (whose unlinked file they keep,
- * 4 KiB) are unmapped at the next open or release of any shared array here or {@link SharedArrays#trimRetainedMappings()}
+ * 4 KiB) are unmapped at the next open, or last release here, of any shared array that has a reference file, or at
+ * {@link SharedArrays#trimRetainedMappings()}
  * (a pool's close calls it), and at most {@link #MAX} are kept (the
  * least recently released goes first). Unmaps go through {@link Mapping#unmap()} as always, so a stale access
  * faults rather than reaching another mapping. Guarded by {@link Segments}' lock.

@@ -56,7 +56,8 @@ public final class MappedRegion {
 
     /**
      * Maps {@code [0, length)} of an open file read-write and shared. A shorter file is first grown to {@code length}
-     * (the JDK does so on both routes), so no page of the region lies past the file's end.
+     * (the JDK does so on both routes), so no page of the region lies past the file's end. The channel is made
+     * uninterruptible for good (with sharray's JVM flags): an interrupt no longer closes it, here or later.
      *
      * @param channel the file, open for reading and writing; it may be closed once this returns
      * @param length  bytes to map, 1 to {@link #MAX_LENGTH}
