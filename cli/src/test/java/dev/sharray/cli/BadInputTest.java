@@ -47,6 +47,22 @@ class BadInputTest {
         return shards;
     }
 
+    /** @return the folder of {@code in} encoded as RS(k, m) */
+    private Path encode(Path in, int k, int m, String name) throws Exception {
+        final Path shards = dir.resolve(name);
+        final Cli.Result r = Cli.runThreads(null, "ec", "encode", in.toString(), "-k", String.valueOf(k), "-m",
+            String.valueOf(m), "-o", shards.toString(), "-q");
+        assertEquals(0, r.exit(), r::toString);
+        return shards;
+    }
+
+    /** Copies shards {@code indexes} of folder {@code from} into {@code to}. */
+    private static void copyShards(Path from, Path to, int... indexes) throws Exception {
+        for (int i : indexes) {
+            Files.copy(EcEndToEndTest.shard(from, i), EcEndToEndTest.shard(to, i));
+        }
+    }
+
     @Test
     void missingFileDirectoryAndUsageErrors() throws Exception {
         assertFails(Cli.runThreads(null, "ec", "encode", dir.resolve("nope").toString()), 1, "no such file");
@@ -432,15 +448,8 @@ class BadInputTest {
     void twoDecodableSetsInOneFolderAreRefusedNotMixed() throws Exception {
         final Path other = EcEndToEndTest.randomFile(dir.resolve("other.bin"), 100_000, 77);
         final Path mixed = Files.createDirectory(dir.resolve("two-sets"));
-        for (Path in : List.of(input, other)) {
-            final Path shards = dir.resolve("rs22-" + in.getFileName());
-            final Cli.Result r = Cli.runThreads(null, "ec", "encode", in.toString(), "-k", "2", "-m", "2", "-o",
-                shards.toString(), "-q");
-            assertEquals(0, r.exit(), r::toString);
-            for (int i : in == input ? new int[] {0, 1} : new int[] {2, 3}) { // each set: enough to decode it alone
-                Files.copy(EcEndToEndTest.shard(shards, i), EcEndToEndTest.shard(mixed, i));
-            }
-        }
+        copyShards(encode(input, 2, 2, "rs22-input"), mixed, 0, 1); // each set: enough to decode it alone
+        copyShards(encode(other, 2, 2, "rs22-other"), mixed, 2, 3);
         final List<String> before = new java.util.ArrayList<>();
         for (int i = 0; i < 4; i++) {
             before.add(EcEndToEndTest.sha256(EcEndToEndTest.shard(mixed, i)));
@@ -467,16 +476,10 @@ class BadInputTest {
     @Test
     void aSecondSetIsARivalOnlyWhenItDecodes() throws Exception {
         final Path other = EcEndToEndTest.randomFile(dir.resolve("other.bin"), 100_000, 78);
-        final Path a = dir.resolve("a22");
-        final Path b = dir.resolve("b24");
-        assertEquals(0, Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "2", "-m", "2", "-o", a.toString(), "-q").exit());
-        assertEquals(0, Cli.runThreads(null, "ec", "encode", other.toString(), "-k", "2", "-m", "4", "-o", b.toString(), "-q").exit());
         final Path folder = Files.createDirectory(dir.resolve("a-and-damaged-b"));
-        for (int i = 0; i < 4; i++) {
-            Files.copy(EcEndToEndTest.shard(a, i), EcEndToEndTest.shard(folder, i));
-        }
+        copyShards(encode(input, 2, 2, "a22"), folder, 0, 1, 2, 3);
+        copyShards(encode(other, 2, 4, "b24"), folder, 4, 5);
         for (int i : new int[] {4, 5}) {
-            Files.copy(EcEndToEndTest.shard(b, i), EcEndToEndTest.shard(folder, i));
             EcEndToEndTest.flipBit(EcEndToEndTest.shard(folder, i), 1000 * 8);
         }
         final Path out = dir.resolve("a.out");
@@ -487,17 +490,9 @@ class BadInputTest {
         assertEquals(0, repaired.exit(), repaired::toString);
         assertTrue(repaired.out().contains("nothing to repair"), repaired::toString);
 
-        final Path d = dir.resolve("d44");
-        final Path c = dir.resolve("c26");
-        assertEquals(0, Cli.runThreads(null, "ec", "encode", input.toString(), "-k", "4", "-m", "4", "-o", d.toString(), "-q").exit());
-        assertEquals(0, Cli.runThreads(null, "ec", "encode", other.toString(), "-k", "2", "-m", "6", "-o", c.toString(), "-q").exit());
         final Path broken = Files.createDirectory(dir.resolve("d-short-and-c"));
-        for (int i = 0; i < 3; i++) {
-            Files.copy(EcEndToEndTest.shard(d, i), EcEndToEndTest.shard(broken, i)); // 3 of RS(4,4): chosen, cannot recover
-        }
-        for (int i : new int[] {6, 7}) {
-            Files.copy(EcEndToEndTest.shard(c, i), EcEndToEndTest.shard(broken, i)); // 2 of RS(2,6): decodes alone
-        }
+        copyShards(encode(input, 4, 4, "d44"), broken, 0, 1, 2); // 3 of RS(4,4): chosen, cannot recover
+        copyShards(encode(other, 2, 6, "c26"), broken, 6, 7); // 2 of RS(2,6): decodes alone
         final Cli.Result refused = Cli.runThreads(null, "ec", "decode", broken.toString(), "-o", dir.resolve("d.out").toString());
         assertFails(refused, 1, "only 3 of 8 shards are intact");
         assertTrue(refused.err().contains("another encoding here decodes on its own, set ")

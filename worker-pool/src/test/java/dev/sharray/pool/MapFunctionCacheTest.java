@@ -235,13 +235,18 @@ class MapFunctionCacheTest {
     @Timeout(120)
     void aCapturedHeapArrayTooBigBesideAWorkersHeapIsRebuiltPerTask() {
         try (ProcessPool pool = ProcessPool.builder().workers(2).heapSize("64m").maxBytes(1024).build()) {
-            final double[] big = new double[1_250_000]; // 10 MB: above 64m / 8
-            java.util.Arrays.fill(big, 3.0);
-            final Set<String> seen = new HashSet<>(pool.map(x -> System.identityHashCode(big) + ":" + big[x], range(20)));
-            assertTrue(seen.size() > 2, "decoded per task: " + seen);
-            for (String r : seen) {
-                assertTrue(r.endsWith(":3.0"), r);
-            }
+            assertA10MbCaptureIsDecodedPerTask(pool, 3.0);
+        }
+    }
+
+    /** Maps 20 tasks capturing a 10 MB array of {@code value} (above 64m / 8) on 64 MB workers: decoded per task. */
+    private static void assertA10MbCaptureIsDecodedPerTask(ProcessPool pool, double value) {
+        final double[] big = new double[1_250_000];
+        java.util.Arrays.fill(big, value);
+        final Set<String> seen = new HashSet<>(pool.map(x -> System.identityHashCode(big) + ":" + big[x], range(20)));
+        assertTrue(seen.size() > 2, "decoded per task: " + seen);
+        for (String r : seen) {
+            assertTrue(r.endsWith(":" + value), r);
         }
     }
 
@@ -254,13 +259,7 @@ class MapFunctionCacheTest {
     @Timeout(120)
     void theBoundIsTheHeapTheWorkersReportNotOneReadFromTheirOptions() {
         try (ProcessPool pool = ProcessPool.builder().workers(2).jvmOptions("-XX:MaxHeapSize=64m").maxBytes(1024).build()) {
-            final double[] big = new double[1_250_000]; // 10 MB: above 64m / 8
-            java.util.Arrays.fill(big, 5.0);
-            final Set<String> seen = new HashSet<>(pool.map(x -> System.identityHashCode(big) + ":" + big[x], range(20)));
-            assertTrue(seen.size() > 2, "decoded per task: " + seen);
-            for (String r : seen) {
-                assertTrue(r.endsWith(":5.0"), r);
-            }
+            assertA10MbCaptureIsDecodedPerTask(pool, 5.0);
             final double[] fits = new double[500_000]; // 4 MB: below 64m / 8
             java.util.Arrays.fill(fits, 7.0);
             final Set<String> cached = new HashSet<>(pool.map(x -> System.identityHashCode(fits) + ":" + fits[x], range(20)));
