@@ -1,8 +1,9 @@
 package dev.sharray;
 
 import java.io.IOException;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import org.agrona.BufferUtil;
@@ -34,11 +35,9 @@ public final class MappedRegion {
      * An interrupt that lands while the JDK maps a file makes {@code FileChannel.map} throw
      * {@code ClosedByInterruptException} after the mmap succeeded, dropping the only record of the mapping: it stayed
      * mapped, with its file (deleted or not), until the JVM's exit, and the create or open that
-     * {@link InterruptsSetAside} then ran again mapped the file anew. Core reflection rather than a method handle: a
-     * handle's first call spun classes for ~5-10 ms in every JVM (a worker's start maps its ring file), reflection's
-     * cost ~1 ms on JDK 17 and less than the handle's on 25.
+     * {@link InterruptsSetAside} then ran again mapped the file anew.
      */
-    private static final Method SET_UNINTERRUPTIBLE = findSetUninterruptible();
+    private static final MethodHandle SET_UNINTERRUPTIBLE = findSetUninterruptible();
 
     private final long address;
     private final long length;
@@ -91,11 +90,10 @@ public final class MappedRegion {
         return new MappedRegion(address, length, mapped, null);
     }
 
-    private static Method findSetUninterruptible() {
+    private static MethodHandle findSetUninterruptible() {
         try {
             final Class<?> impl = Class.forName("sun.nio.ch.FileChannelImpl");
-            return impl.getModule().isExported("sun.nio.ch", MappedRegion.class.getModule())
-                ? impl.getMethod("setUninterruptible") : null;
+            return MethodHandles.lookup().findVirtual(impl, "setUninterruptible", MethodType.methodType(void.class));
         } catch (ReflectiveOperationException | RuntimeException e) {
             return null; // not exported here: an interrupt during a map may leave that mapping behind, as it did
         }
@@ -103,20 +101,14 @@ public final class MappedRegion {
 
     /** Keeps an interrupt from closing {@code channel} while it maps: the mapping would be lost (see above). */
     private static void uninterruptible(FileChannel channel) throws IOException {
-        if (SET_UNINTERRUPTIBLE == null || !SET_UNINTERRUPTIBLE.getDeclaringClass().isInstance(channel)) {
+        if (SET_UNINTERRUPTIBLE == null || !SET_UNINTERRUPTIBLE.type().parameterType(0).isInstance(channel)) {
             return;
         }
         try {
             SET_UNINTERRUPTIBLE.invoke(channel);
-        } catch (InvocationTargetException e) {
-            final Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException) {
-                throw (RuntimeException) cause;
-            } else if (cause instanceof Error) {
-                throw (Error) cause;
-            }
-            throw new IOException("cannot make " + channel + " uninterruptible", cause);
-        } catch (IllegalAccessException e) {
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
             throw new IOException("cannot make " + channel + " uninterruptible", e);
         }
     }
