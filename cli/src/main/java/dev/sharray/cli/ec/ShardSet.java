@@ -233,20 +233,24 @@ public final class ShardSet {
         List<Integer> toCheck = new ArrayList<>();
         java.util.Set<Long> otherSets = new java.util.HashSet<>();
         String rival = null;
+        final List<ShardHeader> othersChecked = new ArrayList<>();
         for (ShardHeader h : new TreeMap<>(headers).values()) {
-            if (!h.sameSet(ref)) {
-                otherSets.add(h.setId());
-                if (rival == null && membersOf(h, headers).size() >= h.k()) {
-                    // enough headers: its bodies decide (read only then, which is rare)
-                    final List<Integer> intact = new ArrayList<>();
-                    for (int i : membersOf(h, headers)) {
-                        if (checkBody(i, files.get(i), headers.get(i), ShardHeader.SIZE + h.shardLength()).entry().intact()) {
-                            intact.add(i);
-                        }
+            if (h.sameSet(ref) || othersChecked.stream().anyMatch(h::sameSet)) {
+                continue; // each other set once: its members' bodies are read at most once
+            }
+            othersChecked.add(h);
+            otherSets.add(h.setId());
+            final List<Integer> members = membersOf(h, headers);
+            if (rival == null && members.size() >= h.k()) {
+                // enough headers: its bodies decide (read only then, which is rare)
+                final List<Integer> intact = new ArrayList<>();
+                for (int i : members) {
+                    if (checkBody(i, files.get(i), headers.get(i), ShardHeader.SIZE + h.shardLength()).entry().intact()) {
+                        intact.add(i);
                     }
-                    if (intact.size() >= h.k()) {
-                        rival = describe(h, intact);
-                    }
+                }
+                if (intact.size() >= h.k()) {
+                    rival = describe(h, intact);
                 }
             }
         }
