@@ -40,7 +40,8 @@ import java.util.concurrent.locks.LockSupport;
  * ({@link WorkerCrashedException}) and is replaced; an exception thrown by a task reaches the caller as
  * a {@link RemoteTaskException} (one that ran its worker out of heap too, and that worker, which such an error may
  * leave broken for later tasks, is then replaced); a task over its timeout fails with {@link TaskTimeoutException} and its
- * worker is killed and replaced. When the last worker is gone and three attempts to start a replacement
+ * worker is killed and replaced, as is the worker of a running task whose future its caller cancelled with
+ * {@code cancel(true)}. When the last worker is gone and three attempts to start a replacement
  * failed, queued and later tasks fail at once with an {@link IllegalStateException} giving the reason.
  * {@link #close()} drains and stops, {@link #shutdownNow()} kills; neither leaves a process, file or
  * mapping behind.
@@ -85,6 +86,8 @@ public final class ProcessPool implements AutoCloseable {
         new java.util.concurrent.atomic.AtomicBoolean();
     /** Tasks submitted and not yet completed (queued, running, or being finished). */
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Running tasks cancelled with {@code cancel(true)}, whose workers the next pump kills. */
+    private final StopRequests stops = new StopRequests();
     private final PoolState state = new PoolState();
     private final PoolWorkers workers = new PoolWorkers();
     private final ExecutorService supervisor;
@@ -128,10 +131,10 @@ public final class ProcessPool implements AutoCloseable {
         });
         final TaskQueue queue = new TaskQueue();
         this.results = new ResultThread(name, supervisor, doorbellPath, config.resultSleepNanos, config.err);
-        this.finisher = new TaskFinisher(inFlight, config.err, name);
+        this.finisher = new TaskFinisher(inFlight, stops, config.err, name);
         this.dispatcher = new TaskDispatcher(queue, workers, finisher, results, state, inFlight);
-        this.pump = new ResultPump(workers, queue, dispatcher, finisher, results, new ResultDecoder(config.reducers), state,
-            config.err, name);
+        this.pump = new ResultPump(workers, queue, dispatcher, finisher, results, stops, new ResultDecoder(config.reducers),
+            state, config.err, name);
         this.callers = new WaitingCallers(pump, results, state, inFlight);
         this.exits = new WorkerExits(workers, queue, dispatcher, pump, results, starter, supervisor, state, inFlight,
             config.err, name);
@@ -209,10 +212,11 @@ public final class ProcessPool implements AutoCloseable {
      *         {@link IllegalStateException} (every worker died and none could be started) or
      *         {@link dev.sharray.reducers.MalformedDataException} (its result could not be decoded; this JVM's own
      *         lack of heap or file descriptors to take it in is an {@link OutOfMemoryError} or
-     *         {@link java.io.UncheckedIOException}). Cancelling it ({@code cancel(true)} too), or completing it yourself
-     *         ({@code orTimeout}...), keeps a queued task from running and releases its arrays at once; a running
-     *         one runs to its end in its worker, which stays busy meanwhile (its result is dropped): a timeout is
-     *         what stops a running task
+     *         {@link java.io.UncheckedIOException}). Cancelling it, or completing it yourself ({@code orTimeout}...),
+     *         keeps a queued task from running and releases its arrays at once. A running one is stopped by
+     *         {@code cancel(true)}: its worker is killed, as at a timeout, and replaced (a worker start, a few tenths
+     *         of a second); {@code cancel(false)} or completing it lets it run to its end in its worker, which stays
+     *         busy meanwhile (its result is dropped)
      * @throws IllegalStateException when the pool is closed
      * @throws dev.sharray.reducers.ReducerException when {@code fn} or {@code arg} holds a value no reducer handles,
      *         or {@code arg} is a collection that arrives as a class {@code fn}'s parameter cannot hold (a
@@ -717,6 +721,16 @@ public final class ProcessPool implements AutoCloseable {
         return dispatcher.dropQueued(t);
     }
 
+    /**
+     * Its caller cancelled a task that was not queued any more with {@code cancel(true)}: if it has not finished, the
+     * next pump kills the worker running it (once it runs, if it is being sent), which is replaced.
+     */
+    void stopRunning(Task t) {
+        if (stops.request(t)) {
+            results.stopRequested();
+        }
+    }
+
     // ------------------------------------------------------------------------------------- lifecycle
 
     /** @return the process ids of the live workers (for monitoring and tests) */
@@ -740,8 +754,9 @@ public final class ProcessPool implements AutoCloseable {
      *
      * <p>The wait has no bound of its own: a task without a timeout that never ends (an endless loop, a read that
      * never returns) keeps {@code close()} waiting for as long. Give such tasks a timeout
-     * ({@link Builder#taskTimeout}, {@link #submit(RemoteFunction, Object, Duration)}), or call
-     * {@link #shutdownNow()}, from another thread too: it kills the workers and this {@code close()} returns.
+     * ({@link Builder#taskTimeout}, {@link #submit(RemoteFunction, Object, Duration)}), cancel its future with
+     * {@code cancel(true)}, or call {@link #shutdownNow()}, from another thread too: it kills the workers and this
+     * {@code close()} returns.
      *
      * <p>A second call returns once the pool has stopped; except in a callback that the first call's stop waits for,
      * where it returns at once: one run on the pool's result thread, or on the thread in the first {@code close()} or

@@ -4,12 +4,14 @@ import org.agrona.DirectBuffer;
 
 import java.io.PrintStream;
 import java.nio.ByteOrder;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
  * Reads a pool's answers: polls every worker's result ring under the pump lock, matches each answer to the task in
- * its worker's in-flight slot, fails tasks past their deadline (killing their worker), and completes what it found
+ * its worker's in-flight slot, fails tasks past their deadline and stops those their callers cancelled with
+ * {@code cancel(true)} (killing their worker), and completes what it found
  * once the lock is let go. Whichever thread gets the lock pumps: the result thread, or a caller waiting for its own
  * task. Also keeps the list of tasks answered or settled off the pumps (a worker's exit, the stop), which the next
  * pump completes.
@@ -21,6 +23,7 @@ final class ResultPump {
     private final TaskDispatcher dispatcher;
     private final TaskFinisher finisher;
     private final ResultThread results;
+    private final StopRequests stops;
     /** Decodes answers (pump lock held). */
     private final ResultDecoder decoder;
     private final PoolState state;
@@ -42,13 +45,15 @@ final class ResultPump {
     private volatile boolean lastPumpDrained;
 
     ResultPump(PoolWorkers workers, TaskQueue queue, TaskDispatcher dispatcher, TaskFinisher finisher,
-               ResultThread results, ResultDecoder decoder, PoolState state, PrintStream err, String poolName) {
+               ResultThread results, StopRequests stops, ResultDecoder decoder, PoolState state, PrintStream err,
+               String poolName) {
         this.workers = workers;
         this.pumpLock = workers.pumpLock();
         this.queue = queue;
         this.dispatcher = dispatcher;
         this.finisher = finisher;
         this.results = results;
+        this.stops = stops;
         this.decoder = decoder;
         this.state = state;
         this.err = err;
@@ -142,8 +147,8 @@ final class ResultPump {
             final Task t = w.inFlight.get();
             deadlines |= t != null && t.deadline != 0;
         }
-        if (deadlines) {
-            checkTimeouts();
+        if (deadlines || stops.pending()) {
+            stopOverdueAndCancelled();
         }
         lastPumpDrained = drained;
         return work;
@@ -172,25 +177,29 @@ final class ResultPump {
     }
 
     /**
-     * Fails each running task past its deadline and kills its worker. The task after it stays with the worker
-     * until its exit: the timed-out task may still answer before the kill lands and the worker go on to the
-     * next one, which then must not run again elsewhere ({@link WorkerExits} decides).
+     * Fails each running task past its deadline, and ends each one its caller cancelled with {@code cancel(true)},
+     * killing its worker. The task after it stays with the worker until its exit: the stopped task may still answer
+     * before the kill lands and the worker go on to the next one, which then must not run again elsewhere
+     * ({@link WorkerExits} decides). A task cancelled before it started is stopped once it runs.
      */
-    private void checkTimeouts() {
+    private void stopOverdueAndCancelled() {
         final long now = System.nanoTime();
         for (Worker w : workers.all()) {
             final Task t = w.inFlight.get();
-            final Task next = t == null ? null : t.nextInGroup;
-            if (w.reader.inMessage() && now - w.lastReadNanos < ANSWERING_GRACE_NANOS) {
-                // the task ran in time and its answer is still arriving (larger than the ring, read while the parent
-                // was paused or busy): what a timeout bounds is the running, not this JVM's reading
+            if (t == null || w.reader.inMessage() && now - w.lastReadNanos < ANSWERING_GRACE_NANOS) {
+                // none, or the task ran to its end and its answer is still arriving (larger than the ring, read while
+                // the parent was paused or busy): what a timeout bounds is the running, not this JVM's reading
                 continue;
             }
-            if (t != null && t.deadline != 0 && now - t.deadline > 0 && w.inFlight.compareAndSet(t, next)) {
+            final Task next = t.nextInGroup;
+            final boolean overdue = t.deadline != 0 && now - t.deadline > 0;
+            if ((overdue || t.stopRequested()) && w.inFlight.compareAndSet(t, next)) {
                 w.state.set(Worker.KILLED);
-                w.timedOut = t;
-                w.afterTimedOut = next;
-                t.error = new TaskTimeoutException(t.timeout, w.id);
+                w.stopped = t;
+                w.afterStopped = next;
+                // a cancelled task's future is done already: its error only routes its finishing
+                t.error = overdue ? new TaskTimeoutException(t.timeout, w.id)
+                    : new CancellationException("cancelled while running on worker " + w.id + ", which was killed");
                 t.nextInGroup = null;
                 t.pinnedUntilWorkerExit = true;
                 w.pinnedUntilExit.set(t);
@@ -246,7 +255,7 @@ final class ResultPump {
         final Task t = w.inFlight.get();
         if (t == null || t.id != taskId) {
             // the answer to a task that already timed out: the worker may have gone on to the next one
-            w.timedOutAnswered |= w.timedOut != null && w.timedOut.id == taskId;
+            w.stoppedAnswered |= w.stopped != null && w.stopped.id == taskId;
             return;
         }
         // a worker whose task ran it out of heap exits after this answer (see WorkerLoop.exhaustedHeap): the tasks

@@ -152,6 +152,19 @@ final class ResultThread {
 
     /** Tasks were settled off the pumps (a worker's exit) and wait for the next one: a sleeping thread wakes. */
     void tasksSettled() {
+        wake();
+    }
+
+    /**
+     * A caller asked for a task to be stopped, or a task so asked has just been published in its worker's in-flight
+     * slot: a sleeping thread wakes, and its next pump kills the task's worker.
+     */
+    void stopRequested() {
+        wake();
+    }
+
+    /** Wakes the thread from a park or a doorbell sleep; one that is about to sleep does not (both are sticky). */
+    private void wake() {
         LockSupport.unpark(thread);
         final ResultDoorbell bell = doorbell;
         if (bell != null) {

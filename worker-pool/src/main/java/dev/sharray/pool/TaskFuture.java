@@ -53,12 +53,19 @@ final class TaskFuture<R> extends CompletableFuture<R> {
     /**
      * Cancelled by its caller: a task still queued leaves the queue and releases the arrays pinned for it first, rather
      * than when a worker would have taken it (after the running tasks: hours, with long ones); then the future
-     * completes, so whoever it wakes finds them released.
+     * completes, so whoever it wakes finds them released. With {@code mayInterruptIfRunning} a task that is running
+     * (or being sent) is stopped: its worker is killed, as at a timeout, and replaced. Without, it runs to its end and
+     * its result is dropped.
      */
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
         dropIfQueued();
-        return super.cancel(mayInterruptIfRunning);
+        final Task running = task; // null once dropped from the queue, or settled
+        final boolean cancelled = super.cancel(mayInterruptIfRunning);
+        if (cancelled && mayInterruptIfRunning && running != null) {
+            pool.stopRunning(running);
+        }
+        return cancelled;
     }
 
     /** Completed by its caller (or {@code completeOnTimeout}): as {@link #cancel}. */

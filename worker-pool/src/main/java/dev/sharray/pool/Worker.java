@@ -53,14 +53,15 @@ final class Worker {
     /** Result sink bound to this worker, created once so polling allocates nothing. */
     Frames.Sink resultSink;
     /**
-     * The task that timed out on this worker (which is being killed), the task the worker would run after it,
-     * and whether the timed-out task answered after all, so that one may have started (pump lock held).
+     * The task that timed out or was cancelled on this worker (which is being killed for it), the task the worker
+     * would run after it, and whether the stopped task answered after all, so that one may have started (pump lock
+     * held).
      */
-    Task timedOut;
-    Task afterTimedOut;
-    boolean timedOutAnswered;
+    Task stopped;
+    Task afterStopped;
+    boolean stoppedAnswered;
     /**
-     * A timed-out task whose arrays stay pinned until this worker's process has ended: the dying worker may still
+     * A timed-out (or cancelled) task whose arrays stay pinned until this worker's process has ended: the dying worker may still
      * count references on them, and a last release while it dies (the caller's, right after the timeout) finds it
      * alive and leaves the files until the parent exits. Taken once, by whoever handles the exit.
      */

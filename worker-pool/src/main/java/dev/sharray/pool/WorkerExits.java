@@ -161,7 +161,8 @@ final class WorkerExits {
     }
 
     /**
-     * A worker process has ended (its pid is gone): releases the arrays of the task that timed out on it. Released
+     * A worker process has ended (its pid is gone): releases the arrays of the task that timed out on it (or was
+     * cancelled with {@code cancel(true)}). Released
      * when the task completed, a last release ran while the killed worker still looked alive and still counted its
      * references, so the files stayed until this process exited: one array per timeout.
      */
@@ -173,8 +174,8 @@ final class WorkerExits {
         try {
             t.batch.taskDone();
         } catch (RuntimeException e) { // its future has failed with the timeout already: say it here
-            err.println("[" + poolName + "] cannot release the arrays of a task that timed out on worker " + w.id
-                + ": " + e);
+            err.println("[" + poolName + "] cannot release the arrays of a task stopped (timed out or cancelled) on"
+                + " worker " + w.id + ": " + e);
         }
     }
 
@@ -184,8 +185,8 @@ final class WorkerExits {
      * ({@link Task#requeuedUnread}).
      */
     private static boolean neverStarted(Worker w, Task lost) {
-        if (lost == w.afterTimedOut && !w.timedOutAnswered) {
-            return true; // the task before it timed out and never answered: the worker never went on to this one
+        if (lost == w.afterStopped && !w.stoppedAnswered) {
+            return true; // the task before it was stopped and never answered: the worker never went on to this one
         }
         if (lost.messageStart == Task.NOT_WRITTEN) {
             return true; // its send was refused: it never reached the ring
