@@ -39,8 +39,9 @@ final class ExitActions {
         for (Runnable a : actions) {
             try {
                 a.run();
-            } catch (RuntimeException | LinkageError e) {
-                // best effort at exit: the arrays are still released below, and the reaper finishes the rest
+            } catch (RuntimeException | Error e) {
+                // best effort at exit: the arrays are still released below, and the reaper finishes the rest. Any Error
+                // too (an action's AssertionError): it ended the hook here, leaving this process's arrays and folder
             }
         }
     }

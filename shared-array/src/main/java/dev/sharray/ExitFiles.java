@@ -69,8 +69,9 @@ final class ExitFiles {
         for (Path f : files) {
             try {
                 Files.deleteIfExists(f);
-            } catch (IOException e) {
-                // best effort at exit; the reaper removes the folder with it later
+            } catch (IOException | RuntimeException e) {
+                // best effort at exit; the reaper removes the folder with it later. A RuntimeException too (a path of a
+                // closed zip file system): it ended the hook here, before it released this process's arrays
             }
         }
     }

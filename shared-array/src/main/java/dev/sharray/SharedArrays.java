@@ -279,11 +279,13 @@ public final class SharedArrays {
      * file is deleted otherwise.
      *
      * @param file the file
+     * @throws NullPointerException when {@code file} is null (refused here: at exit it stopped the hook that releases
+     *     this process's arrays)
      * @throws IllegalStateException when the JVM is exiting and the hook has already deleted such files: the caller
      *     must delete this one itself
      */
     public static void deleteAtExit(Path file) {
-        ExitFiles.add(file);
+        ExitFiles.add(Objects.requireNonNull(file, "file"));
     }
 
     /**
@@ -312,9 +314,10 @@ public final class SharedArrays {
      * Call {@link #forgetAtExit(Runnable)} once it is no longer needed.
      *
      * @param action what to run
+     * @throws NullPointerException when {@code action} is null
      */
     public static void runAtExit(Runnable action) {
-        ExitActions.add(action);
+        ExitActions.add(Objects.requireNonNull(action, "action"));
     }
 
     /** @param action an action given to {@link #runAtExit}, no longer to run */
@@ -353,10 +356,13 @@ public final class SharedArrays {
      * @param <T>      what {@code creation} returns
      * @return what {@code creation} returned
      * @throws IOException when {@code creation} throws it (nothing is registered then)
+     * @throws NullPointerException when {@code file} or {@code creation} is null (nothing is created)
      * @throws IllegalStateException when the JVM is exiting and the hook has already deleted such files: nothing
      *     was created
      */
     public static <T> T createDeletedAtExit(Path file, FileCreation<T> creation) throws IOException {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(creation, "creation");
         return ExitFiles.create(file, creation);
     }
 
