@@ -247,6 +247,7 @@ public final class ProcessPool implements AutoCloseable {
     public <T, R> CompletableFuture<R> submit(RemoteFunction<T, R> fn, T arg, Duration timeout) {
         Objects.requireNonNull(fn, "fn");
         timeout = checkedTimeout(timeout);
+        requireRunning();
         final SharingSession sharing = newSharing();
         final Task task;
         try {
@@ -305,10 +306,8 @@ public final class ProcessPool implements AutoCloseable {
     public <T, R> List<R> map(RemoteFunction<T, R> fn, List<? extends T> args) {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(args, "args");
+        requireRunning(); // a call without tasks too: nothing else tells the caller the pool is closed
         if (args.isEmpty()) {
-            if (!state.running()) {
-                throw TaskDispatcher.closedPool(); // as a call with tasks: nothing tells the caller otherwise
-            }
             return new ArrayList<>();
         }
         final SharingSession sharing = newSharing();
@@ -380,6 +379,18 @@ public final class ProcessPool implements AutoCloseable {
             if (grouping != null && grouping.taskNanos() != 0) {
                 TASK_NANOS.get(fn.getClass()).set(grouping.taskNanos());
             }
+        }
+    }
+
+    /**
+     * Refuses a call on a closed pool before its function and arguments are encoded: that copied a large heap argument
+     * into shared memory first (a 256 MiB {@code double[]}: ~0.5-1.5 s and its room in the temp folder), and an
+     * argument no reducer handles was refused as such, not as a call on a closed pool. The queue checks again, for a
+     * close that comes meanwhile.
+     */
+    private void requireRunning() {
+        if (!state.running()) {
+            throw TaskDispatcher.closedPool();
         }
     }
 

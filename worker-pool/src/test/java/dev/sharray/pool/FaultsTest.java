@@ -168,6 +168,23 @@ class FaultsTest {
         assertNoChildren();
     }
 
+    /**
+     * A closed pool refuses a call before it encodes the call's function and arguments: it copied a large heap argument
+     * into shared memory first, and refused an argument no reducer handles with a ReducerException.
+     */
+    @Test
+    void aClosedPoolRefusesACallBeforeEncodingItsArguments() {
+        final ProcessPool pool = ProcessPool.create(1);
+        pool.close();
+        final Object noReducer = new Object();
+        final IllegalStateException submitted = assertThrows(IllegalStateException.class,
+            () -> pool.submit((Object x) -> 1, noReducer));
+        assertTrue(submitted.getMessage().contains("closed"), submitted.getMessage());
+        final IllegalStateException mapped = assertThrows(IllegalStateException.class,
+            () -> pool.map((Object x) -> 1, List.of(noReducer)));
+        assertTrue(mapped.getMessage().contains("closed"), mapped.getMessage());
+    }
+
     @Test
     @org.junit.jupiter.api.Timeout(30)
     void shutdownNowKillsRunningAndQueuedTasks() throws Exception {
