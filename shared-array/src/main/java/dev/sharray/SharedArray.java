@@ -89,6 +89,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      *     2^63 (no file is created)
      * @throws InsufficientSpaceException when the folder cannot hold it
      * @throws MapLimitException when this process has nearly as many memory mappings as the kernel allows
+     * @throws UncheckedIOException when the folder cannot be made (its root is a file, say) or the files
+     *     cannot be written
      */
     public static SharedArray create(DType dtype, long... shape) {
         return builder(dtype, shape).create();
@@ -533,6 +535,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      * @param stop exclusive bound
      * @param step non-zero step
      * @return a view sharing memory; release it when done
+     * @throws IllegalArgumentException when {@code axis} is not an axis of this view, or {@code step} is 0
+     * @throws IndexOutOfBoundsException when the slice is not empty and {@code start} is outside [0, n)
+     * @throws IllegalStateException when this handle was released
      */
     public SharedArray slice(int axis, long start, long stop, long step) {
         checkAccessible();
@@ -565,6 +570,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      * @param axis the axis
      * @param index the index along it
      * @return a view with one dimension less; release it when done
+     * @throws IllegalArgumentException when {@code axis} is not an axis of this view
+     * @throws IndexOutOfBoundsException when {@code index} is outside [0, n)
+     * @throws IllegalStateException when this handle was released
      */
     public SharedArray select(int axis, long index) {
         checkAccessible();
@@ -848,8 +856,10 @@ public final class SharedArray extends NdArray implements AutoCloseable {
 
     /**
      * Drops this handle's reference; idempotent. The last reference in this process unmaps the file; the
-     * last in any process deletes it. Afterwards every access through this handle throws
-     * {@link IllegalStateException}.
+     * last in any process deletes it. Afterwards every access to the elements through this handle, and every view,
+     * {@link #descriptor()}, {@link #address()} and {@link #prefault()} of it, throws {@link IllegalStateException};
+     * what the handle itself holds ({@link #shape()}, {@link #strides()}, {@link #offset()}, {@link #path()},
+     * {@link #backing()}) still answers.
      */
     public void release() {
         if (!RELEASED.compareAndSet(this, false, true)) {
@@ -1263,6 +1273,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
          * @throws IllegalStateException when the JVM is exiting (sharray's shutdown hook has run): nothing would
          *     delete the array's files before the next reaper pass, and its folder is gone
          * @throws InsufficientSpaceException when its folder lacks the room, even after cached arrays were released
+         * @throws MapLimitException when this process has nearly as many memory mappings as the kernel allows
+         * @throws UncheckedIOException when the folder cannot be made (the root is a file, say) or the files cannot be
+         *     written
          */
         public SharedArray create() {
             return InterruptsSetAside.call(this::createNow);

@@ -205,6 +205,7 @@ public final class ErasureCodec implements AutoCloseable {
      * @param shards k data then m parity arrays of one length
      * @param offset first byte of every shard to encode
      * @param length bytes to encode, at least 1
+     * @throws IndexOutOfBoundsException when {@code length} is below 1 or the range is not inside the shards
      */
     public void encode(byte[][] shards, int offset, int length) {
         enter();
@@ -281,6 +282,7 @@ public final class ErasureCodec implements AutoCloseable {
      * @param shards    k + m arrays of one length; the old data must still be in {@code shards[dataIndex]}
      * @param dataIndex which data shard changes, 0..k-1
      * @param newData   the new contents, of the shard length; must not be {@code shards[dataIndex]} itself
+     * @throws IndexOutOfBoundsException when {@code dataIndex} is not 0..k-1
      */
     public void update(byte[][] shards, int dataIndex, byte[] newData) {
         enter();
@@ -451,6 +453,7 @@ public final class ErasureCodec implements AutoCloseable {
      * @param dataIndex which data shard changes, 0..k-1
      * @param newData   a direct buffer whose {@code remaining()} is the shard length, not overlapping
      *                  any shard; its position is not changed
+     * @throws IndexOutOfBoundsException when {@code dataIndex} is not 0..k-1
      */
     public void update(ByteBuffer[] shards, int dataIndex, ByteBuffer newData) {
         enter();
@@ -718,6 +721,7 @@ public final class ErasureCodec implements AutoCloseable {
      * @param stripe    the stripe, the old data still in row {@code dataIndex}
      * @param dataIndex which data row changes, 0..k-1
      * @param newData   the new contents, shardLength bytes
+     * @throws IndexOutOfBoundsException when {@code dataIndex} is not 0..k-1
      */
     public void update(SharedArray stripe, int dataIndex, byte[] newData) {
         enter();
@@ -993,6 +997,7 @@ public final class ErasureCodec implements AutoCloseable {
         /**
          * @return the codec
          * @throws IllegalStateException when the requested backend is not available here
+         * @throws IllegalArgumentException when a SIMD level was given for the JAVA or ISAL backend
          */
         public ErasureCodec build() {
             if (simdLevel != null && (backend == Backend.JAVA || backend == Backend.ISAL)) {

@@ -152,8 +152,10 @@ public final class ProcessPool implements AutoCloseable {
     /**
      * Starts a pool of {@code workers} worker JVMs with default settings and waits until all are ready.
      *
-     * @param workers number of worker JVMs, at least 1
+     * @param workers number of worker JVMs, 1 to {@value #MAX_WORKERS}
      * @return the running pool
+     * @throws IllegalArgumentException when {@code workers} is out of that range
+     * @throws IllegalStateException when a worker fails to start (with its exit code and stderr)
      */
     public static ProcessPool create(int workers) {
         return builder().workers(workers).build();
