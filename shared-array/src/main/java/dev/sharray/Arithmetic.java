@@ -1,6 +1,7 @@
 package dev.sharray;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 /** Element-wise arithmetic with NumPy-like result dtypes; every result is a fresh {@link HeapArray}. */
 final class Arithmetic {
@@ -10,6 +11,7 @@ final class Arithmetic {
     }
 
     static void checkSameShape(NdArray a, NdArray b) {
+        Objects.requireNonNull(b, "other");
         if (!Arrays.equals(a.shape, b.shape)) {
             throw new IllegalArgumentException("shapes differ: " + Shapes.tuple(a.shape) + " and " + Shapes.tuple(b.shape)
                 + " (no broadcasting)");

@@ -1,5 +1,7 @@
 package dev.sharray;
 
+import java.util.Objects;
+
 /** Shape and stride arithmetic, overflow-checked; shared by descriptors, views and heap arrays. */
 final class Shapes {
     private Shapes() {
@@ -55,6 +57,8 @@ final class Shapes {
      * no descriptor or {@code .npy} header is involved, and an {@link InvalidDescriptorException} said there was.
      */
     static void checkNewShape(long[] shape, DType dtype) {
+        Objects.requireNonNull(shape, "shape");
+        Objects.requireNonNull(dtype, "dtype");
         try {
             checkShape(shape, dtype);
         } catch (InvalidDescriptorException e) {

@@ -1239,7 +1239,7 @@ public final class SharedArray extends NdArray implements AutoCloseable {
 
         private Builder(DType dtype, long[] shape) {
             this.dtype = Objects.requireNonNull(dtype, "dtype");
-            this.shape = shape.clone();
+            this.shape = Objects.requireNonNull(shape, "shape").clone();
         }
 
         /**

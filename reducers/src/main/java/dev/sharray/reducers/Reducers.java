@@ -98,6 +98,7 @@ public final class Reducers {
      * @return a new registry; this one is unchanged
      */
     public Reducers with(Reducer<?>... reducers) {
+        Objects.requireNonNull(reducers, "reducers");
         for (Reducer<?> r : reducers) {
             Objects.requireNonNull(r, "a reducer is null");
             Objects.requireNonNull(r.type(), () -> r.getClass().getName() + ".type() is null");
@@ -142,6 +143,7 @@ public final class Reducers {
      * @throws MalformedDataException when {@code bytes} is not a valid encoding
      */
     public Object fromBytes(byte[] bytes) {
+        Objects.requireNonNull(bytes, "bytes");
         final ValueReader reader = new ValueReader(this).wrap(new UnsafeBuffer(bytes), 0, bytes.length, null);
         final Object v = reader.readValue();
         if (reader.remaining() != 0) {

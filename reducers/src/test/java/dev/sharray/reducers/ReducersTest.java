@@ -1021,4 +1021,13 @@ class ReducersTest {
             org.agrona.UnsafeApi.freeMemory(address);
         }
     }
+
+    /** A null argument is refused with the parameter's name, not from inside Agrona or a local ("<local2>"). */
+    @Test
+    void nullArgumentsAreRefusedByName() {
+        assertEquals("reducers", assertThrows(NullPointerException.class,
+            () -> Reducers.defaults().with((Reducer<?>[]) null)).getMessage());
+        assertEquals("bytes", assertThrows(NullPointerException.class,
+            () -> Reducers.defaults().fromBytes(null)).getMessage());
+    }
 }

@@ -11,6 +11,7 @@ public final class TaskTimeoutException extends RuntimeException {
      * @param workerId the worker that was running the task
      */
     public TaskTimeoutException(Duration timeout, int workerId) {
-        super("task timed out after " + timeout.toMillis() + " ms on worker " + workerId + "; the worker was killed and replaced");
+        super("task timed out after " + (timeout.toMillis() > 0 ? timeout.toMillis() + " ms" : timeout.toNanos() + " ns")
+            + " on worker " + workerId + "; the worker was killed and replaced");
     }
 }

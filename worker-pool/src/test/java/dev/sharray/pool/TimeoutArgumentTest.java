@@ -45,4 +45,13 @@ class TimeoutArgumentTest {
             byDefault.shutdownNow();
         }
     }
+
+    /** A timeout under a millisecond said "timed out after 0 ms". */
+    @Test
+    void aTimeoutUnderAMillisecondIsReportedInNanoseconds() {
+        final String sub = new TaskTimeoutException(Duration.ofNanos(1500), 2).getMessage();
+        assertTrue(sub.startsWith("task timed out after 1500 ns on worker 2"), sub);
+        final String ms = new TaskTimeoutException(Duration.ofMillis(250), 2).getMessage();
+        assertTrue(ms.startsWith("task timed out after 250 ms on worker 2"), ms);
+    }
 }
