@@ -549,13 +549,92 @@ class BadInputTest {
         assertEquals(inputHash, EcEndToEndTest.sha256(out));
     }
 
+    @Test
+    void headersEditedToAnotherMatrixMakeTheShardsDisagree() throws Exception {
+        final Path shards = encode("shards");
+        for (int i = 0; i < 14; i++) {
+            rewriteHeader(EcEndToEndTest.shard(shards, i), bb -> bb.put(16, (byte) 1)); // Vandermonde -> Cauchy
+        }
+        // before: "14 of 14 shards intact; all shards intact", exit 0, and a decode missing a data shard wrote wrong
+        // bytes with exit 0 (ecfuzz review 51)
+        final Cli.Result v = Cli.runThreads(null, "ec", "verify", shards.toString());
+        assertEquals(1, v.exit(), v::toString);
+        assertTrue(v.out().contains("the shards DISAGREE") && v.out().contains(
+            "the shards disagree: shards 10-13 differ from what shards 0-9 give (first at body byte 0)")
+            && v.out().contains("which shard is wrong cannot be told"), v::toString);
+        assertEquals("intact", EcEndToEndTest.statusOf(v.out(), 12));
+        assertTrue(v.out().lines().anyMatch(l -> l.contains("shard-12.sre") && l.contains("differs from the others")),
+            v::toString);
+
+        final String before = EcEndToEndTest.sha256(EcEndToEndTest.shard(shards, 13));
+        assertFails(Cli.runThreads(null, "ec", "repair", shards.toString()), 1,
+            "will not repair " + shards + ": the shards disagree: shards 10-13 differ");
+        Files.delete(EcEndToEndTest.shard(shards, 1));
+        // k + 3 intact: three still compared, and a repair would write shard 1 from bytes that disagree
+        final Cli.Result one = Cli.runThreads(null, "ec", "verify", shards.toString());
+        assertEquals(1, one.exit(), one::toString);
+        assertTrue(one.out().contains("shards 11-13 differ from what shards 0, 2-10 give"), one::toString);
+        assertFails(Cli.runThreads(null, "ec", "repair", shards.toString()), 1, "nothing was written");
+        assertFalse(Files.exists(EcEndToEndTest.shard(shards, 1)));
+        assertEquals(before, EcEndToEndTest.sha256(EcEndToEndTest.shard(shards, 13)));
+
+        // k intact: nothing left to compare with, so repair proceeds as before (no shard can be proved wrong)
+        for (int i = 11; i < 14; i++) {
+            Files.delete(EcEndToEndTest.shard(shards, i));
+        }
+        final Cli.Result k = Cli.runThreads(null, "ec", "verify", shards.toString());
+        assertTrue(k.exit() == 1 && k.out().contains("10 of 14 shards intact; recoverable") && !k.out().contains("agree"),
+            k::toString);
+        assertEquals(0, Cli.runThreads(null, "ec", "repair", shards.toString(), "-q").exit());
+    }
+
+    @Test
+    void aShorterOriginalLengthInTheHeadersIsRefusedByDecode() throws Exception {
+        // the input is 2 MiB + 7 bytes; RS(10,4) gives shards of 209,716 bytes and 1 byte of zero padding
+        final long length = Files.size(input);
+        final byte[] last = new byte[2];
+        try (RandomAccessFile raf = new RandomAccessFile(input.toFile(), "r")) {
+            raf.seek(length - 2);
+            raf.readFully(last);
+        }
+        assertTrue(last[0] != 0 && last[1] != 0, "the seeded input ends in a zero byte: pick another seed");
+        final Path shards = encode("shards");
+        for (int i = 0; i < 14; i++) {
+            setOriginalLength(EcEndToEndTest.shard(shards, i), length - 2); // same shard length: valid headers
+        }
+        final Path out = dir.resolve("out.bin");
+        // before: exit 0 and an output 2 bytes short
+        assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1,
+            "will not decode " + shards + ": data shard 9 holds non-zero bytes past the original length of "
+                + (length - 2) + " bytes");
+        assertFalse(Files.exists(out));
+        try (Stream<Path> left = Files.list(dir)) {
+            assertEquals(List.of("input.bin", "shards"), left.map(p -> p.getFileName().toString()).sorted().toList());
+        }
+        final Cli.Result v = Cli.runThreads(null, "ec", "verify", shards.toString());
+        assertEquals(1, v.exit(), v::toString);
+        assertTrue(v.out().contains("data shard 9 holds non-zero bytes past the original length"), v::toString);
+        assertFails(Cli.runThreads(null, "ec", "repair", shards.toString()), 1, "will not repair");
+
+        // the padding shard rebuilt from parity: the same refusal
+        Files.delete(EcEndToEndTest.shard(shards, 9));
+        assertFails(Cli.runThreads(null, "ec", "decode", shards.toString(), "-o", out.toString()), 1,
+            "data shard 9 holds non-zero bytes");
+        assertFalse(Files.exists(out));
+    }
+
     /** Rewrites a shard header's original length, with a valid header checksum. */
     private static void setOriginalLength(Path shard, long length) throws Exception {
+        rewriteHeader(shard, bb -> bb.putLong(32, length));
+    }
+
+    /** Edits a shard header in place ({@code edit} gets it little-endian), with a valid header checksum. */
+    private static void rewriteHeader(Path shard, java.util.function.Consumer<ByteBuffer> edit) throws Exception {
         try (RandomAccessFile raf = new RandomAccessFile(shard.toFile(), "rw")) {
             byte[] h = new byte[64];
             raf.readFully(h);
             ByteBuffer bb = ByteBuffer.wrap(h).order(ByteOrder.LITTLE_ENDIAN);
-            bb.putLong(32, length);
+            edit.accept(bb);
             CRC32C crc = new CRC32C();
             crc.update(h, 0, 60);
             bb.putInt(60, (int) crc.getValue());

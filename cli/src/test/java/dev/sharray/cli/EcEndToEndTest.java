@@ -82,6 +82,7 @@ class EcEndToEndTest {
         Cli.Result ok = Cli.run(null, "ec", "verify", shards.toString());
         assertEquals(0, ok.exit(), ok::toString);
         assertTrue(ok.out().contains("14 of 14 shards intact"), ok::toString);
+        assertTrue(ok.out().contains("shards 10-13 agree with what shards 0-9 give"), ok::toString);
 
         // another set of the same file: same geometry, another set id
         Path other = dir.resolve("other");

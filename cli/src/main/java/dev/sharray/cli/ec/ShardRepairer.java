@@ -25,6 +25,7 @@ public final class ShardRepairer {
      */
     public static List<Integer> repair(ShardSet set, Parallel compute, Parallel io) {
         set.requireRecoverable();
+        requireAgreement(set, io);
         ShardHeader h = set.header();
         List<Integer> targets = new ArrayList<>();
         for (ShardEntry e : set.entries()) {
@@ -60,6 +61,27 @@ public final class ShardRepairer {
             throw new CliException("cannot repair " + set.dir() + ": " + ErrorMessages.reason(e), e);
         }
         return targets;
+    }
+
+    /**
+     * Refuses a set whose intact shards disagree. Shards rebuilt from them would carry valid checksums over bytes
+     * no encoding wrote, and with every checksum valid nothing tells which shard is wrong: a repair could only
+     * replace a shard it cannot prove wrong, or hide the disagreement under new checksums.
+     */
+    private static void requireAgreement(ShardSet set, Parallel io) {
+        final ShardAgreement.Result agreement;
+        try {
+            agreement = ShardAgreement.check(set, io);
+            if (!agreement.agree()) {
+                set.requireIntactShardsUnchanged("repairing"); // a shard written since the scan: that is why
+            }
+        } catch (IOException e) {
+            throw new CliException("cannot repair " + set.dir() + ": " + ErrorMessages.reason(e), e);
+        }
+        if (!agreement.agree()) {
+            throw new CliException("will not repair " + set.dir() + ": " + agreement.problem() + "; nothing was written"
+                + " ('sharray ec verify' on it lists the shards)");
+        }
     }
 
     /**

@@ -52,6 +52,26 @@ final class WindowReconstructor {
                 done += t;
             }
         }
+
+        /**
+         * @return whether shard {@code i}'s window holds only zeros from column {@code from} (relative to c0) on; for
+         *     the padding past the end of the file, fewer than k bytes in all, so read into the heap
+         */
+        boolean zerosFrom(int i, int from) throws IOException {
+            final ByteBuffer b;
+            if (rebuilt[i] != null) {
+                b = rebuilt[i].duplicate().limit(w).position(from);
+            } else {
+                b = ByteBuffer.allocate(w - from);
+                while (b.hasRemaining()) {
+                    if (intact[i].read(b, ShardHeader.SIZE + c0 + from + b.position()) < 0) {
+                        throw new IOException("shard " + i + " shrank while reading");
+                    }
+                }
+                b.flip();
+            }
+            return ShardAgreement.firstNonZero(b) < 0;
+        }
     }
 
     private WindowReconstructor() {
