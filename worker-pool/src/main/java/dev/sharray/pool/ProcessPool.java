@@ -625,6 +625,8 @@ public final class ProcessPool implements AutoCloseable {
      */
     public <R> List<R> mapChunks(SharedArray array, long rowsPerChunk, RemoteFunction<SharedArray, R> fn) {
         Objects.requireNonNull(array, "array");
+        Objects.requireNonNull(fn, "fn");
+        requireRunning(); // before its views are made, as map refuses before it encodes
         if (rowsPerChunk < 1) {
             throw new IllegalArgumentException("rowsPerChunk must be at least 1, was " + rowsPerChunk);
         }

@@ -1,5 +1,6 @@
 package dev.sharray.pool;
 
+import dev.sharray.DType;
 import dev.sharray.SharedArray;
 import dev.sharray.SharedArrays;
 import org.junit.jupiter.api.Test;
@@ -183,6 +184,12 @@ class FaultsTest {
         final IllegalStateException mapped = assertThrows(IllegalStateException.class,
             () -> pool.map((Object x) -> 1, List.of(noReducer)));
         assertTrue(mapped.getMessage().contains("closed"), mapped.getMessage());
+        // mapChunks before it makes its views: 2^40 chunks of an empty array's rows were refused as too many
+        try (SharedArray rowsOnly = SharedArray.create(DType.FLOAT64, 1L << 40, 0)) {
+            final IllegalStateException chunked = assertThrows(IllegalStateException.class,
+                () -> pool.mapChunks(rowsOnly, 1, a -> 1));
+            assertTrue(chunked.getMessage().contains("closed"), chunked.getMessage());
+        }
     }
 
     @Test
