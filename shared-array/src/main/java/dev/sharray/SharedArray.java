@@ -85,8 +85,9 @@ public final class SharedArray extends NdArray implements AutoCloseable {
      * @param dtype element type
      * @param shape dimensions (row-major)
      * @return the array; release it when done
-     * @throws IllegalArgumentException when a dimension is negative, there are too many, or the byte size overflows
-     *     2^63 (no file is created)
+     * @throws IllegalArgumentException when a dimension is negative, there are too many, or the byte size of the
+     *     non-zero dimensions overflows 2^63, as NumPy counts it: an empty {@code (2^62, 0)} of FLOAT64 too (no file is
+     *     created)
      * @throws InsufficientSpaceException when the folder cannot hold it
      * @throws MapLimitException when this process has nearly as many memory mappings as the kernel allows
      * @throws UncheckedIOException when the folder cannot be made (its root is a file, say) or the files
@@ -1268,8 +1269,8 @@ public final class SharedArray extends NdArray implements AutoCloseable {
          * pool's copies of heap arguments) are released first when the new one would otherwise lack room.
          *
          * @return the array; release it when done
-         * @throws IllegalArgumentException when a dimension is negative, there are too many, or the byte size
-         *     overflows 2^63 (no file is created)
+         * @throws IllegalArgumentException when a dimension is negative, there are too many, or the byte size of
+         *     the non-zero dimensions overflows 2^63, as NumPy counts it (no file is created)
          * @throws IllegalStateException when the JVM is exiting (sharray's shutdown hook has run): nothing would
          *     delete the array's files before the next reaper pass, and its folder is gone
          * @throws InsufficientSpaceException when its folder lacks the room, even after cached arrays were released

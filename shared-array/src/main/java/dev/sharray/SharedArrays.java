@@ -488,8 +488,9 @@ public final class SharedArrays {
     /**
      * References this process holds on the array behind {@code array} (all handles on the same file).
      *
-     * @param array any handle on the array
+     * @param array an open handle on the array
      * @return the count in this process
+     * @throws IllegalStateException when {@code array} was released
      */
     public static long localReferences(SharedArray array) {
         return array.segmentReferences();

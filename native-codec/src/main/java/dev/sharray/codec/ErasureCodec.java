@@ -13,9 +13,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * A systematic Reed-Solomon erasure codec over GF(2^8) (polynomial 0x11D, generator 2) with
  * {@code k} data shards and {@code m} parity shards, {@code k + m <= 256}.
  *
- * <p>A stripe is {@code k + m} shards of one length: data shards first, then parity, as in Backblaze
- * JavaReedSolomon and klauspost/reedsolomon. Any {@code k} surviving shards rebuild the rest. Every
- * operation exists for three stripe forms:
+ * <p>A stripe is {@code k + m} shards of one length, at least 1 byte (an {@code IllegalArgumentException}
+ * otherwise, in every form): data shards first, then parity, as in Backblaze JavaReedSolomon and
+ * klauspost/reedsolomon. Any {@code k} surviving shards rebuild the rest. Every operation exists for three stripe
+ * forms:
  * <ul>
  *   <li>{@code byte[][]} of {@code k + m} arrays;</li>
  *   <li>{@code ByteBuffer[]} of {@code k + m} <em>direct</em> buffers: each shard is the buffer's
