@@ -86,8 +86,6 @@ public final class ProcessPool implements AutoCloseable {
         new java.util.concurrent.atomic.AtomicBoolean();
     /** Tasks submitted and not yet completed (queued, running, or being finished). */
     private final AtomicInteger inFlight = new AtomicInteger();
-    /** Running tasks cancelled with {@code cancel(true)}, whose workers the next pump kills. */
-    private final StopRequests stops = new StopRequests();
     private final PoolState state = new PoolState();
     private final PoolWorkers workers = new PoolWorkers();
     private final ExecutorService supervisor;
@@ -131,10 +129,10 @@ public final class ProcessPool implements AutoCloseable {
         });
         final TaskQueue queue = new TaskQueue();
         this.results = new ResultThread(name, supervisor, doorbellPath, config.resultSleepNanos, config.err);
-        this.finisher = new TaskFinisher(inFlight, stops, config.err, name);
+        this.finisher = new TaskFinisher(inFlight, config.err, name);
         this.dispatcher = new TaskDispatcher(queue, workers, finisher, results, state, inFlight);
-        this.pump = new ResultPump(workers, queue, dispatcher, finisher, results, stops, new ResultDecoder(config.reducers),
-            state, config.err, name);
+        this.pump = new ResultPump(workers, queue, dispatcher, finisher, results, new ResultDecoder(config.reducers), state,
+            config.err, name);
         this.callers = new WaitingCallers(pump, results, state, inFlight);
         this.exits = new WorkerExits(workers, queue, dispatcher, pump, results, starter, supervisor, state, inFlight,
             config.err, name);
@@ -741,9 +739,8 @@ public final class ProcessPool implements AutoCloseable {
      * next pump kills the worker running it (once it runs, if it is being sent), which is replaced.
      */
     void stopRunning(Task t) {
-        if (stops.request(t)) {
-            results.stopRequested();
-        }
+        t.stopWanted = true; // before the wake: the woken pump must see it
+        results.stopRequested();
     }
 
     // ------------------------------------------------------------------------------------- lifecycle

@@ -23,7 +23,6 @@ final class ResultPump {
     private final TaskDispatcher dispatcher;
     private final TaskFinisher finisher;
     private final ResultThread results;
-    private final StopRequests stops;
     /** Decodes answers (pump lock held). */
     private final ResultDecoder decoder;
     private final PoolState state;
@@ -45,15 +44,13 @@ final class ResultPump {
     private volatile boolean lastPumpDrained;
 
     ResultPump(PoolWorkers workers, TaskQueue queue, TaskDispatcher dispatcher, TaskFinisher finisher,
-               ResultThread results, StopRequests stops, ResultDecoder decoder, PoolState state, PrintStream err,
-               String poolName) {
+               ResultThread results, ResultDecoder decoder, PoolState state, PrintStream err, String poolName) {
         this.workers = workers;
         this.pumpLock = workers.pumpLock();
         this.queue = queue;
         this.dispatcher = dispatcher;
         this.finisher = finisher;
         this.results = results;
-        this.stops = stops;
         this.decoder = decoder;
         this.state = state;
         this.err = err;
@@ -138,16 +135,16 @@ final class ResultPump {
 
     private int pumpLocked() {
         int work = 0;
-        boolean deadlines = false;
+        boolean toStop = false;
         boolean drained = true;
         for (Worker w : workers.all()) {
             final int read = pollWorker(w, 16);
             drained &= read < 16;
             work += read;
             final Task t = w.inFlight.get();
-            deadlines |= t != null && t.deadline != 0;
+            toStop |= t != null && (t.deadline != 0 || t.stopWanted);
         }
-        if (deadlines || stops.pending()) {
+        if (toStop) {
             stopOverdueAndCancelled();
         }
         lastPumpDrained = drained;
@@ -193,7 +190,7 @@ final class ResultPump {
             }
             final Task next = t.nextInGroup;
             final boolean overdue = t.deadline != 0 && now - t.deadline > 0;
-            if ((overdue || t.stopRequested()) && w.inFlight.compareAndSet(t, next)) {
+            if ((overdue || t.stopWanted) && w.inFlight.compareAndSet(t, next)) {
                 w.state.set(Worker.KILLED);
                 w.stopped = t;
                 w.afterStopped = next;

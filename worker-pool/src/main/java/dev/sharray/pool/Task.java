@@ -21,18 +21,10 @@ final class Task {
     /** Dropped by its caller while queued, who finished it: whoever meets it in the queue skips it. */
     private static final int DROPPED = 2;
     private static final VarHandle QUEUE_STATE;
-    /** {@link #stopState} before its caller asked for a running task to be stopped, or finished first. */
-    private static final int NOT_STOPPED = 0;
-    /** Its caller asked for the task to be stopped ({@code cancel(true)}); not finished yet. */
-    private static final int STOP_REQUESTED = 1;
-    /** Finished: a stop asked for after this comes too late. */
-    private static final int FINISHED = 2;
-    private static final VarHandle STOP_STATE;
 
     static {
         try {
             QUEUE_STATE = MethodHandles.lookup().findVarHandle(Task.class, "queueState", int.class);
-            STOP_STATE = MethodHandles.lookup().findVarHandle(Task.class, "stopState", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -92,12 +84,10 @@ final class Task {
     @SuppressWarnings("unused") // through QUEUE_STATE
     private volatile int queueState;
     /**
-     * Whether its caller asked for the running task to be stopped, and whether it finished ({@link #NOT_STOPPED},
-     * {@link #STOP_REQUESTED}, {@link #FINISHED}): a request counts as pending until the task finishes, however it
-     * ends (see {@link StopRequests}).
+     * Its caller cancelled it with {@code cancel(true)} after it left the queue: while it is its worker's running
+     * task, a pump kills that worker ({@link ResultPump}). Harmless once the task is done: no pump looks at it then.
      */
-    @SuppressWarnings("unused") // through STOP_STATE
-    private volatile int stopState;
+    volatile boolean stopWanted;
 
     Task(long id, TaskFuture<Object> future, FunctionCodec.Encoded fn, byte[] arg, Duration timeout, Batch batch,
          int position) {
@@ -123,21 +113,6 @@ final class Task {
     /** Its owner puts the task back in the queue (called before it is queued again): it may be taken or dropped again. */
     void unclaim() {
         queueState = QUEUED;
-    }
-
-    /** @return whether this call asked for the task to be stopped; false when it finished or was asked before */
-    boolean requestStop() {
-        return STOP_STATE.compareAndSet(this, NOT_STOPPED, STOP_REQUESTED);
-    }
-
-    /** @return whether its caller asked for the task to be stopped (a running one's worker is then killed) */
-    boolean stopRequested() {
-        return stopState == STOP_REQUESTED;
-    }
-
-    /** The task finishes: @return whether a request to stop it was pending (and no longer is) */
-    boolean finishStop() {
-        return (int) STOP_STATE.getAndSet(this, FINISHED) == STOP_REQUESTED;
     }
 
     /** @return whether its caller dropped the task: it stays in the queue until a taker skips it */

@@ -160,7 +160,7 @@ final class TaskDispatcher {
             if (t.deadline != 0) {
                 results.deadlineStarted();
             }
-            if (t.stopRequested()) {
+            if (t.stopWanted) {
                 results.stopRequested(); // cancelled with cancel(true) while being sent: it must not run to its end
             }
             final boolean group = t.nextInGroup != null; // read now: once sent, a task may be queued behind it

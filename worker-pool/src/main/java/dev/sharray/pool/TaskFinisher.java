@@ -15,13 +15,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class TaskFinisher {
     /** Tasks submitted and not yet completed (queued, running, or being finished). */
     private final AtomicInteger inFlight;
-    private final StopRequests stops;
     private final PrintStream err;
     private final String poolName;
 
-    TaskFinisher(AtomicInteger inFlight, StopRequests stops, PrintStream err, String poolName) {
+    TaskFinisher(AtomicInteger inFlight, PrintStream err, String poolName) {
         this.inFlight = inFlight;
-        this.stops = stops;
         this.err = err;
         this.poolName = poolName;
     }
@@ -58,7 +56,6 @@ final class TaskFinisher {
                 t.error.addSuppressed(e);
             }
         }
-        stops.finished(t);
         // uncount before completing: a caller woken by the completion then sees an idle pool and does
         // not wake the result thread for nothing
         inFlight.decrementAndGet();
@@ -98,7 +95,6 @@ final class TaskFinisher {
         } catch (RuntimeException e) {
             err.println("[" + poolName + "] cannot release the arrays of a cancelled task's call: " + e);
         } finally {
-            stops.finished(t);
             inFlight.decrementAndGet();
         }
     }

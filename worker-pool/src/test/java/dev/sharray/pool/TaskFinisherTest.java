@@ -16,7 +16,7 @@ class TaskFinisherTest {
     void aCancelledTaskWhoseArraysCannotBeReleasedIsUncountedAndTheFailureReported() {
         final AtomicInteger inFlight = new AtomicInteger(1);
         final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-        final TaskFinisher finisher = new TaskFinisher(inFlight, new StopRequests(),
+        final TaskFinisher finisher = new TaskFinisher(inFlight,
                 new PrintStream(errBytes, true, StandardCharsets.UTF_8), "pool-test");
         final Task.Batch batch = new Task.Batch(1, () -> {
             throw new IllegalStateException("injected release failure");
