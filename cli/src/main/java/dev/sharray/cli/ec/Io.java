@@ -1,10 +1,11 @@
 package dev.sharray.cli.ec;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 
-/** Small I/O helpers: full writes. */
+/** Small I/O helpers: full reads and writes. */
 final class Io {
     private Io() {
     }
@@ -24,6 +25,22 @@ final class Io {
                 p += n;
             }
         }
+    }
+
+    /**
+     * Reads {@code b}'s remaining bytes from {@code pos} on, and flips it.
+     *
+     * @param what names the input in the error when it turns out shorter, e.g. "shard 3"
+     * @return {@code b}, flipped
+     * @throws EOFException when the file ends first (it shrank: its length was checked before)
+     */
+    static ByteBuffer readFully(FileChannel ch, ByteBuffer b, long pos, String what) throws IOException {
+        while (b.hasRemaining()) {
+            if (ch.read(b, pos + b.position()) < 0) {
+                throw new EOFException(what + " shrank while reading");
+            }
+        }
+        return b.flip();
     }
 
     /**

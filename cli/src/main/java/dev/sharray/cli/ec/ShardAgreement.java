@@ -184,12 +184,7 @@ final class ShardAgreement {
         }
         // fewer than k bytes in all (shard length is ceil(original length / k)), so a read call
         final ByteBuffer b = ByteBuffer.allocate((int) (h.shardLength() - start));
-        while (b.hasRemaining()) {
-            if (ch.read(b, ShardHeader.SIZE + start + b.position()) < 0) {
-                throw new EOFException("shard " + i + " shrank while it was being checked");
-            }
-        }
-        return firstNonZero(b.flip()) >= 0;
+        return firstNonZero(Io.readFully(ch, b, ShardHeader.SIZE + start, "shard " + i)) >= 0;
     }
 
     /**
@@ -287,12 +282,11 @@ final class ShardAgreement {
     /** @return a direct copy of shard {@code i}'s columns {@code [col, col+len)}, to free with {@link Mapped#unmap} */
     private static ByteBuffer read(ShardSet set, FileChannel ch, int i, long col, int len) throws IOException {
         final ByteBuffer b = ByteBuffer.allocateDirect(len);
-        while (b.hasRemaining()) {
-            if (ch.read(b, ShardHeader.SIZE + col + b.position()) < 0) {
-                Mapped.unmap(b);
-                throw new IOException(shrank(set, i));
-            }
+        try {
+            return Io.readFully(ch, b, ShardHeader.SIZE + col, "shard " + i + " (" + set.entries().get(i).path() + ")");
+        } catch (IOException | RuntimeException e) {
+            Mapped.unmap(b); // scratch freed here, never left to the GC
+            throw e;
         }
-        return b.flip();
     }
 }

@@ -62,13 +62,7 @@ final class WindowReconstructor {
             if (rebuilt[i] != null) {
                 b = rebuilt[i].duplicate().limit(w).position(from);
             } else {
-                b = ByteBuffer.allocate(w - from);
-                while (b.hasRemaining()) {
-                    if (intact[i].read(b, ShardHeader.SIZE + c0 + from + b.position()) < 0) {
-                        throw new IOException("shard " + i + " shrank while reading");
-                    }
-                }
-                b.flip();
+                b = Io.readFully(intact[i], ByteBuffer.allocate(w - from), ShardHeader.SIZE + c0 + from, "shard " + i);
             }
             return ShardAgreement.firstNonZero(b) < 0;
         }
